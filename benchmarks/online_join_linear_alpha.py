@@ -133,6 +133,7 @@ seeds 6-8 (+1.37 / +0.13 / +0.14) but they stay 0.24-0.68 under it.  (3) The fit
 """
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -194,6 +195,33 @@ def run(seed, k=5):
     return out
 
 
+@contextlib.contextmanager
+def capped_solve():
+    """The online25 solve, ``"capped"``, for the run: ``w`` from 0 at the
+    classifier's alpha by whitened L-BFGS (``solve_weights``, at most 50
+    iterations) on every node, no held-back nodes, no sketch, no early gate
+    (the library solves as ``_linear_solve`` says; this patches its
+    ``solve_chosen``, ``held_back_nodes`` and the sketch's rank so that the
+    fit counts exactly the capped solve's bytes: ``d n_out + 2`` float64 up
+    an evaluation, ``w`` down, then the gate)."""
+    from skfed.online import _linear
+
+    def capped(shape, alpha, evaluate, nodes, held, sketch, omega, curvature,
+               carry_on=None):
+        A, n_eval = solve_weights(np.eye(shape[0]), np.zeros(shape), alpha,
+                                  lambda A: evaluate(A, nodes))
+        return A, 1.0, [], n_eval
+
+    saved = (_linear.solve_chosen, _linear.held_back_nodes, _linear.NYSTROM_RANK)
+    _linear.solve_chosen = capped
+    _linear.held_back_nodes = lambda nodes, random_state: np.asarray(nodes)[:0]
+    _linear.NYSTROM_RANK = 0
+    try:
+        yield
+    finally:
+        _linear.solve_chosen, _linear.held_back_nodes, _linear.NYSTROM_RANK = saved
+
+
 def joins(seed, ks, solve):
     """The join rows without the refit: ``new_nodes.py``'s online estimator
     with ``join_function="auto"`` (the linear solve ``solve``: "chosen" or
@@ -202,13 +230,12 @@ def joins(seed, ks, solve):
     fit's linear-solve record and bytes."""
     import copy
 
-    from skfed.online import _linear
-    _linear.LINEAR_SOLVE = solve
     nn.ONLINE_JOIN_FUNCTION = "auto"
     X, y, g, task = nn.load("har", seed)[:4]
     fit_rows, _, order = nn.split(X, y, g, seed)
-    est = nn.make_estimator("online", task, seed).fit(X[fit_rows], y[fit_rows],
-                                                      groups=g[fit_rows])
+    with capped_solve() if solve == "capped" else contextlib.nullcontext():
+        est = nn.make_estimator("online", task, seed).fit(X[fit_rows], y[fit_rows],
+                                                          groups=g[fit_rows])
     gate = est.network_linear_gate_
     out = dict(seed=seed, solve=solve, t=float(gate["t"][0]), open=bool(gate["open"][0]),
                evaluations=int(gate["evaluations"][0]),

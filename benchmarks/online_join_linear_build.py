@@ -113,6 +113,25 @@ HAR's fit instead of +12 %); 100 iterations (+25 %) come within 0.15.  A
 better-conditioned solve (HAR's 561 features are strongly correlated:
 L-BFGS on the raw coordinates is slow) is the lead this points to; not
 tried (online25 ran out of time).
+
+online32 (2026-11-29, at 9b22929, load 12-15; the chosen penalty of
+online28, a warm-started L-BFGS call no longer asks the nodes again about
+its start, the network solve's rounds under drops)::
+
+    python benchmarks/online_join_linear_build.py --datasets har --seeds 3,4,5,0,1,2
+
+    seed  evaluations  gate t  fit bytes x  joins k = 5 / 10 / 20 (default -> auto)
+    3     55 (58)      -5.53   1.1212       96.27 / 97.63 / 97.96 -> 97.44 / 98.66 / 98.62
+    4     57           -6.87   1.1238       93.83 / 95.88 / 93.78 -> 96.81 / 96.32 / 96.28
+    5     56           -7.05   1.1257       96.61 / 97.44 / 97.36 -> 97.33 / 97.14 / 97.13
+    0     56           -8.35   1.1283       99.04 / 99.02 / 99.15 -> 99.33 / 99.32 / 99.30
+    1     56           -6.29   1.1264       94.40 / 94.32 / 94.37 -> 95.70 / 95.71 / 95.66
+    2     56           -5.98   1.1225       99.06 / 98.39 / 98.34 -> 98.48 / 98.53 / 98.49
+
+(seed 3 with the old warm start: 58 evaluations, 434 KB more, 1.1275;
+``w`` within 2.3e-12).  The auto joins' means are online28's to the
+digit: 97.19 / 97.37 / 97.34 on seeds 3-5, 97.84 / 97.85 / 97.82 on
+seeds 0-2.  CPU ratio 0.93-1.03.
 """
 
 import argparse

@@ -11,8 +11,7 @@ from skfed._core import _online_fast
 from skfed.network import SimulatedNetwork, payload_bytes
 from skfed.online import DecentralizedKernelSGDClassifier
 from skfed.online._holdout import loss_values
-from skfed.online._linear import (LINEAR_GATE, gate_statistic, gate_sums, t_from_sums,
-                                  tree_round)
+from skfed.online._linear import LINEAR_GATE, gate_sums, t_from_sums, tree_round
 from skfed.online._network_function import smooth_loss
 from skfed.online._selection import tree_parents
 from skfed.online._validation import _SCHEDULES
@@ -119,9 +118,10 @@ def test_gate_statistic_and_tree_sums():
     rng = np.random.RandomState(0)
     d = rng.normal(loc=-0.1, size=17)
     ref = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
-    assert gate_statistic(d) == pytest.approx(ref, rel=1e-12)
     assert t_from_sums(*gate_sums(d)) == pytest.approx(ref, rel=1e-9)
-    assert np.isnan(gate_statistic([0.3]))
+    assert np.isnan(t_from_sums(*gate_sums([0.3])))
+    assert np.isnan(t_from_sums(*gate_sums([0.0, 0.0])))
+    assert t_from_sums(*gate_sums([0.2, 0.2])) == np.inf
 
 
 def _data(seed=0, n_nodes=12, per=50, d=10, linear_rule=True):
@@ -299,7 +299,8 @@ def test_gate_closed_on_curved_rule_and_default_unchanged(monkeypatch):
     per_row = (loss_values("hinge", X[fit] @ w, yf)
                - loss_values("hinge", clf._network_values(X[fit]), yf))
     node = np.bincount(g[fit], per_row) / np.bincount(g[fit])
-    assert gate["t"][0] == pytest.approx(gate_statistic(node), rel=1e-9)
+    t = node.mean() / (node.std(ddof=1) / np.sqrt(len(node)))
+    assert gate["t"][0] == pytest.approx(t, rel=1e-9)
 
 
 def test_tree_round_through_drops_same_bytes():
@@ -325,12 +326,7 @@ def test_refusals():
         DecentralizedKernelSGDClassifier(
             join_function="auto", max_epochs=1,
             network=SimulatedNetwork(rogue_fraction=0.2)).fit(X, y, groups=g)
-    # The MPI engine's fit refuses it by name before any exchange.
-    pytest.importorskip("mpi4py")
-    from skfed.engines._mpi_online import fit_online
-    with pytest.raises(ValueError, match="MPI engine does not run join_function='auto'"):
-        fit_online(DecentralizedKernelSGDClassifier(join_function="auto"), None, None, None,
-                   None)
+    # (the MPI engine runs it: tests/test_online32_linear_mpi.py)
 
 
 def test_network_function_carries_the_linear_terms():

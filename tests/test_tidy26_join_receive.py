@@ -3,12 +3,17 @@ feature-mean join's hub round (tidy26).
 
 ``_join_receive`` against NumPy copies of the neighbours' functions (their
 raw iterates as their graph neighbours hold them with copies, the iterates
-themselves with the query exchange; their averaged functions when
-``_JOIN_RECEIVES == "averaged"``), through drops, with the bytes in closed
+themselves with the query exchange; their averaged functions under
+``benchmarks/online_join_averaged.py``'s ``received_averaged``, the
+alternative it measures), through drops, with the bytes in closed
 form; :func:`skfed._mean_neighbours.hub_round` against a brute-force
 nearest search and its bytes in closed form over the rounds the hub is
 dropped.
 """
+
+import importlib.util
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +33,20 @@ def _data(n_nodes=10, n_rows=30, seed=0):
     return X, y, np.repeat(np.arange(n_nodes), n_rows)
 
 
+def _benchmark():
+    """``benchmarks/online_join_averaged.py`` (it carries the averaged alternative)."""
+    where = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")
+    sys.path.insert(0, where)
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "online_join_averaged", os.path.join(where, "online_join_averaged.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(where)
+    return module
+
+
 def _fitted(exchange_every):
     X, y, g = _data()
     return DecentralizedKernelSGDClassifier(
@@ -37,7 +56,7 @@ def _fitted(exchange_every):
 
 @pytest.mark.parametrize("exchange_every", ["auto", None])
 @pytest.mark.parametrize("mode", ["raw", "averaged"])
-def test_join_receive_against_numpy(monkeypatch, exchange_every, mode):
+def test_join_receive_against_numpy(exchange_every, mode):
     est = _fitted(exchange_every)
     n_old, d, n_out = len(est.nodes_), 3, 1
     neighbours = [np.array([0, 2, 5]), np.array([1, 7])]
@@ -55,9 +74,13 @@ def test_join_receive_against_numpy(monkeypatch, exchange_every, mode):
             expected[j] = (est._points[j, :size].copy(), est._weights[j, :size].copy())
     assert est.average > 0 and not np.allclose(est._avg_weights[0, :est._sizes[0]],
                                                est._weights[0, :est._sizes[0]])
-    monkeypatch.setattr(_join, "_JOIN_RECEIVES", mode)
     sim = SimulatedNetwork(drop_rate=0.4, random_state=1).start(n_old + 2, server=False)
-    received = est._join_receive(sim, neighbours, n_old)
+    if mode == "averaged":
+        with _benchmark().received_averaged():
+            received = est._join_receive(sim, neighbours, n_old)
+        assert "_join_model" not in vars(est)   # (the patch is undone)
+    else:
+        received = est._join_receive(sim, neighbours, n_old)
     log = sim.log()
     total = 0
     for k, nb in enumerate(neighbours):
@@ -77,8 +100,10 @@ def test_join_receive_against_numpy(monkeypatch, exchange_every, mode):
 
 
 def test_join_receives_raw_by_default():
-    """The graph join sends the iterates the fit couples (see _JOIN_RECEIVES)."""
-    assert _join._JOIN_RECEIVES == "raw"
+    """The graph join sends the iterates the fit couples, not the averaged
+    functions (the library has no switch: the alternative lives in the
+    benchmark that measured it)."""
+    assert not hasattr(_join, "_JOIN_RECEIVES")
 
 
 @pytest.mark.parametrize("drop_rate", [0.0, 0.6])

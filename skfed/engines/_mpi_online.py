@@ -35,7 +35,7 @@ from .._join_params import record_join_params
 from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
 from ..online._coupling import _collapsed
-from ..online._linear import refuse_join_function
+from ..online._linear import LinearData
 from ..online._robust import count_scale_messages
 from ..online._selection import count_selection_messages, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
@@ -51,7 +51,6 @@ def fit_online(est, peer, block, validate, random_state):
     """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
     est._validate_params()
     refuse_privacy(est)
-    refuse_join_function(est)
     K = block.K
     regressor = est._is_regressor()
     local = [validate(block.labels[k], *d, regressor=regressor)
@@ -495,10 +494,14 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     # a rank that stopped answering take no part in it (the trees span the
     # others, and their empty dictionaries count for nothing in the mean).
     lost = np.flatnonzero(np.isin(block.owner, sorted(peer.dead)))
+    linear = None
     if samples is not None:
-        # The network solve's sums, from every rank's own nodes.
+        # The network solve's sums and (join_function="auto") the linear
+        # function's questions, from every rank's own nodes.
         solve = _SolveExchange(est, peer, samples)
-        est._network_round(lost=lost, solve=True, node_sums=solve)
+        if est._linear_applies(est._points.shape[2]):
+            linear = _LinearExchange(est, peer, samples)
+        est._network_round(lost=lost, solve=True, node_sums=solve, linear_data=linear)
         solve.finish()
     else:
         solve = None
@@ -506,11 +509,31 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     traffic = [t for _, _, t in gathered]
     if solve is not None:
         traffic.append(solve.traffic.as_dict())
+    if linear is not None:
+        traffic.append(linear.finish())
     if samples is not None and est._is_regressor():
         traffic.append(_scale_sums(est, peer, samples))
     est.mpi_traffic_ = Traffic.merge(traffic)
     warn_lost(est, peer, block, "whose models stayed there (empty dictionaries here)")
     return est
+
+
+def _ask_ranks(peer, traffic, category, message, out, what):
+    """Send ``message`` to every live rank on ``TAG_SOLVE`` and place each
+    answer ``(where, values)`` in ``out[where]`` (the rows of its own
+    nodes); a rank that does not answer is lost.  The answers' sizes go in
+    ``traffic`` under ``category``."""
+    for r in peer.live_others():
+        peer.send(r, TAG_SOLVE, category, message)
+    for r in peer.live_others():
+        try:
+            where, values = peer.recv(r, TAG_SOLVE, what=what)[1]
+        except MPITimeoutError:
+            peer.dead.add(r)
+            continue
+        traffic.add(category, peer.last_nbytes)
+        out[where] = values
+    return out
 
 
 class _SolveExchange:
@@ -548,18 +571,8 @@ class _SolveExchange:
             self.points = (D, gamma)
             for r in self.peer.live_others():
                 self._send(r, ("points", D, gamma))
-        for r in self.peer.live_others():
-            self._send(r, (kind, A, nodes))
-        for r in self.peer.live_others():
-            try:
-                part = self.peer.recv(r, TAG_SOLVE, what="the network solve's sums")[1]
-            except MPITimeoutError:
-                self.peer.dead.add(r)
-                continue
-            self.traffic.add("network_solve", self.peer.last_nbytes)
-            where, values = part
-            out[where] = values
-        return out
+        return _ask_ranks(self.peer, self.traffic, "network_solve", (kind, A, nodes), out,
+                          "the network solve's sums")
 
     def finish(self):
         for r in self.peer.live_others():
@@ -568,6 +581,71 @@ class _SolveExchange:
         self.traffic.add("network_solve",
                          self.peer.traffic.bytes.get("network_solve", 0) - self._sent[0],
                          self.peer.traffic.messages.get("network_solve", 0) - self._sent[1])
+
+
+# What the ranks need of the network function for the linear gates.
+_LINEAR_FUNCTION = ("network_dictionary_", "network_coef_", "network_gamma_",
+                    "network_component_", "network_linear_share_")
+
+
+class _LinearExchange:
+    """The root's side of ``join_function="auto"`` (``skfed.online._linear``):
+    it answers the linear solve's and gates' three questions
+    (:class:`~skfed.online._linear.LinearData`: the nodes' reports at a
+    ``w``, their sketches, their loss differences with the network
+    function) by asking every live rank, which answers for its own nodes,
+    and placing each node's answer where one process computes it, so the
+    solve and the gates take the same steps as the simulation.  Before the
+    first loss differences it sends the ranks the network function.  The
+    messages are pickled on ``TAG_SOLVE`` (the ranks serve them in
+    :func:`_serve_solve`) and counted as ``"network_linear"`` in
+    ``mpi_traffic_``; the simulated tree rounds are counted by the solve."""
+
+    def __init__(self, est, peer, samples):
+        self.est, self.peer, self.traffic = est, peer, Traffic()
+        self.own = LinearData(est, *samples)
+        self._function_sent = False
+        self._sent = (peer.traffic.bytes.get("network_linear", 0),
+                      peer.traffic.messages.get("network_linear", 0))
+
+    def reports(self, A, nodes):
+        return self._ask(("linear_reports", nodes, A), self.own.reports(A, nodes))
+
+    def sketches(self, nodes, omega):
+        return self._ask(("linear_sketches", nodes, omega), self.own.sketches(nodes, omega))
+
+    def differences(self, c, A, nodes):
+        if not self._function_sent:
+            self._function_sent = True
+            function = tuple(getattr(self.est, name) for name in _LINEAR_FUNCTION)
+            for r in self.peer.live_others():
+                self.peer.send(r, TAG_SOLVE, "network_linear", ("linear_network", function))
+        return self._ask(("linear_differences", nodes, c, A),
+                         self.own.differences(c, A, nodes))
+
+    def _ask(self, message, out):
+        return _ask_ranks(self.peer, self.traffic, "network_linear", message, out,
+                          "the linear function's answers")
+
+    def finish(self):
+        """This exchange's traffic (both ways, as ``Peer.send`` counted it)."""
+        self.traffic.add("network_linear",
+                         self.peer.traffic.bytes.get("network_linear", 0) - self._sent[0],
+                         self.peer.traffic.messages.get("network_linear", 0) - self._sent[1])
+        return self.traffic.as_dict()
+
+
+def _answer_linear(est, linear, held, message):
+    """A rank's answer to one of :class:`_LinearExchange`'s questions:
+    ``(where, values)`` for its own nodes among the message's."""
+    kind, nodes = message[0], message[1]
+    where = np.flatnonzero(np.isin(nodes, held))
+    mine = nodes[where]
+    if kind == "linear_reports":
+        return where, linear.reports(message[2], mine)
+    if kind == "linear_sketches":
+        return where, linear.sketches(mine, message[2])
+    return where, linear.differences(message[2], message[3], mine)
 
 
 def _serve_solve(est, peer, samples):
@@ -582,7 +660,7 @@ def _serve_solve(est, peer, samples):
     est.dual_coef_ = [weights[i, :sizes[i]].copy() for i in range(len(sizes))]
     own = est._solve_sums(X, y, codes, sample_weight)
     held = np.unique(codes)
-    D = gamma = None
+    D = gamma = linear = None
     while True:
         try:
             _, message = peer.recv(peer.root, TAG_SOLVE, what="the network solve")
@@ -592,6 +670,17 @@ def _serve_solve(est, peer, samples):
             break
         if message[0] == "points":
             _, D, gamma = message
+            continue
+        if message[0] == "linear_network":
+            for name, value in zip(_LINEAR_FUNCTION, message[1]):
+                setattr(est, name, value)
+            continue
+        if message[0].startswith("linear_"):
+            # (join_function="auto": the linear function's questions)
+            if linear is None:
+                linear = LinearData(est, X, y, codes, sample_weight)
+            peer.send(peer.root, TAG_SOLVE, "network_linear",
+                      _answer_linear(est, linear, held, message))
             continue
         kind, A, nodes = message
         where = np.flatnonzero(np.isin(nodes, held))

@@ -387,13 +387,13 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
         return out
 
     def _network_round(self, X=None, y=None, codes=None, sample_weight=None, lost=None,
-                       solve=False, node_sums=None):
+                       solve=False, node_sums=None, linear_data=None):
         """End a fit with the network function (the arguments: see
         ``_build_network_function``); its rounds are kept in
         ``network_communication_`` (appended call after call) and counted in
         ``n_bytes_sent_`` and ``n_messages_``."""
         log = self._build_network_function(X, y, codes, sample_weight, lost, solve=solve,
-                                           node_sums=node_sums)
+                                           node_sums=node_sums, linear_data=linear_data)
         self._network_fit_stats = self._network_scale_sums(X, y, codes, sample_weight)
         previous = getattr(self, "network_communication_", None)
         if previous is not None:

@@ -148,18 +148,6 @@ _JOIN_ALIKE = 2.0
 # 57.3 / 59.7 / 63.0 (still above Local and the refit); Landmine unchanged
 # (seeds 0-2: its newcomers start from the network function).
 _JOIN_KEEP_ERRORS = 0.1
-# What step 2 sends a newcomer of each neighbour: "raw", its iterate as its
-# graph neighbours hold it (the default), or "averaged", the function it
-# predicts with (dictionaries_ / dual_coef_; it changes the start and the
-# start's choice, not the stream's consensus term).  Raw, because the newcomer's
-# stream couples to the functions it received (its consensus term, as the
-# fit's nodes couple to their neighbours' iterates) and step 1 judged the
-# neighbours by their iterates' values; the averaged functions (same bytes)
-# lost on held-out families (related-clustered 0.25 / 0.57 / 0.20 at
-# k = 5 / 10 / 20, related-wide 0.42 at k = 20, seeds 0-2) and changed
-# rotated moons by +0.20 / 0.00 / -0.10, School and Landmine not at all
-# (benchmarks/online_join_averaged.py, its docstring).
-_JOIN_RECEIVES = "raw"
 
 
 class _JoinMixin:
@@ -857,8 +845,16 @@ class _JoinMixin:
             for j in neighbours[k]:
                 if j in received[k] or not active[j]:
                     continue
-                D, W = ((self.dictionaries_[j], self.dual_coef_[j])
-                        if _JOIN_RECEIVES == "averaged" else self._join_model(j, published))
+                # The neighbour's iterate as its graph neighbours hold it,
+                # not the averaged function it predicts with: the newcomer's
+                # stream couples to what it received (its consensus term), as
+                # the fit's nodes couple to their neighbours' iterates, and
+                # step 1 judged the neighbours by their iterates' values.
+                # The averaged functions (same bytes) lost on held-out
+                # families (related-clustered 0.25 / 0.57 / 0.20 at k = 5 /
+                # 10 / 20, related-wide 0.42 at k = 20, seeds 0-2;
+                # benchmarks/online_join_averaged.py).
+                D, W = self._join_model(j, published)
                 M = len(D)
                 if published:
                     # A whole copy, as _publish sends it to a neighbour that

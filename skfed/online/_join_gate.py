@@ -115,9 +115,9 @@ class _NeighbourGateMixin:
     """The gate after a fit, and the join it opens (see the module)."""
 
     def _network_round(self, X=None, y=None, codes=None, sample_weight=None, lost=None,
-                       solve=False, node_sums=None):
+                       solve=False, node_sums=None, linear_data=None):
         super()._network_round(X, y, codes, sample_weight, lost=lost, solve=solve,
-                               node_sums=node_sums)
+                               node_sums=node_sums, linear_data=linear_data)
         if solve:  # a fit (partial_fit does not solve the network function)
             self._newcomer_gate(X, y, codes, sample_weight)
         elif not hasattr(self, "newcomer_rule_"):

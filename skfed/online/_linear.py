@@ -18,7 +18,7 @@ two more steps, after the network function's:
    least loss on the other 20 %, then a solve on every node at it; after
    the path's first solve an early gate, the statistic of step 2 with that
    ``w``, stops it where ``t > EARLY_GATE``).  Every
-   evaluation is one tree round (:func:`tree_round`): every node sends its
+   evaluation is one tree round (:func:`._selection.tree_round`): every node sends its
    parent its subtree's loss, weight and gradient and the held-back nodes'
    loss and weight (``d n_out + 4`` float64; the first report also the
    ``d x rank`` Nystrom sketch) and receives the next ``w`` (``d n_out``
@@ -26,8 +26,8 @@ two more steps, after the network function's:
 2. **Gate.**  Every node computes, on its own rows, its mean (weighted)
    loss with ``w' x`` and with the network function, and sends up the
    tree the sums of its difference, its square and its count (3 float64);
-   the root computes the paired ``t`` over the nodes
-   (:func:`gate_statistic`) and sends down its choice (an int32) and ``w``
+   the root computes the paired ``t`` over the nodes from them
+   (:func:`t_from_sums`) and sends down its choice (an int32) and ``w``
    (``d n_out`` float64).  The gate is open when ``t <= LINEAR_GATE``: the
    fitted nodes' own losses favour the linear function over the network
    function they hold.
@@ -52,7 +52,9 @@ Not run by ``partial_fit`` (the fit's ``w`` and gate are kept), for a
 regressor (no such evidence was measured), with a linear or affine
 ``kernel_`` (the network function is linear already) or with more than
 ``COORDINATE_LIMIT - 1`` features.  Refused by name with rogue nodes (the
-reports are not checked) and by the MPI engine (not implemented there).
+reports are not checked).  The MPI engine's root runs it with its ranks
+answering for their nodes (:class:`LinearData`'s questions,
+``skfed.engines._mpi_online``).
 """
 
 import numpy as np
@@ -62,12 +64,8 @@ from ._coordinates import COORDINATE_LIMIT, coordinate_points
 from ._holdout import loss_values
 from ._linear_solve import (CURVATURE, NYSTROM_RANK, held_back_nodes, sketch_directions,
                             solve_chosen)
-from ._network_function import NodeSums, solve_weights
-
-# "chosen": the penalty chosen on held-back nodes (_linear_solve); "capped":
-# the solve at the classifier's alpha, 50 L-BFGS iterations (online25; kept
-# for the measurements, benchmarks/online_join_linear_alpha.py).
-LINEAR_SOLVE = "chosen"
+from ._network_function import NodeSums
+from ._selection import tree_round
 
 # The gate opens when the paired t over the fitted nodes of (mean loss with
 # w' x) - (mean loss with the network function) is at most this.  Measured
@@ -139,30 +137,24 @@ def with_join_function_doc(doc, regressor=False):
                        + "\n\n    See Also\n", 1)
 
 
-def gate_statistic(node_diff):
-    """Paired ``t`` of the nodes' loss differences (``mean / (sd / sqrt(n))``,
-    ``sd`` with ``n - 1``); ``nan`` below two nodes, ``-inf`` / ``+inf``
-    for differences of one sign and no spread."""
-    d = np.asarray(node_diff, dtype=np.float64)
-    n = len(d)
-    if n < 2:
-        return float("nan")
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    if sd == 0.0:
-        return float("nan") if mean == 0.0 else float(np.sign(mean) * np.inf)
-    return mean / (sd / np.sqrt(n))
-
-
 def gate_sums(node_diff):
     """What the nodes send up the gate's tree, summed: ``(sum d, sum d^2,
-    n)``; the root's ``t`` from them equals :func:`gate_statistic`."""
+    n)`` (the root's ``t``: :func:`t_from_sums`)."""
     d = np.asarray(node_diff, dtype=np.float64)
     return float(d.sum()), float(np.dot(d, d)), float(len(d))
 
 
 def t_from_sums(s, s2, n):
-    """:func:`gate_statistic` from :func:`gate_sums` (the root's view)."""
+    """The paired ``t`` of the nodes' loss differences from their
+    :func:`gate_sums` (``mean / (sd / sqrt(n))``, ``sd`` with ``n - 1``):
+    ``nan`` below two nodes (no statistic: the gate stays closed and
+    ``network_linear_gate_`` records it so), ``-inf`` / ``+inf`` for
+    differences of one sign and no spread.
+
+    The feature-mean gate's :func:`skfed._mean_neighbours.gate_statistic`
+    is the same ``t`` from the gains themselves, 0 where this is ``nan``
+    (no node or no spread around 0): both gates then stay closed, but the
+    recorded ``t`` differs, so they are kept apart."""
     if n < 2:
         return float("nan")
     mean = s / n
@@ -172,67 +164,58 @@ def t_from_sums(s, s2, n):
     return mean / np.sqrt(var / n)
 
 
-def tree_round(sim, parents, nodes, up, down):
-    """One sum up the spanning tree of ``nodes`` and a reply down it, under
-    the network's drops: a node sends ``up`` bytes to its parent once all
-    its children have reported and both are active in a round; the root's
-    reply (``down`` bytes) travels an edge when both ends are active.
-    Returns the number of rounds used."""
-    n = len(parents)
-    member = np.zeros(n, dtype=bool)
-    member[np.asarray(nodes, dtype=np.intp)] = True
-    tree = np.where(member & (parents >= 0), parents, -1)
-    tree = np.where((tree >= 0) & member[np.maximum(tree, 0)], tree, -1)
-    children = [[] for _ in range(n)]
-    for node in np.flatnonzero(tree >= 0):
-        children[tree[node]].append(int(node))
-    missing = np.array([len(c) for c in children], dtype=np.intp)
-    ready = [int(v) for v in np.flatnonzero(member & (missing == 0) & (tree >= 0))]
-    rounds = 0
-    while ready:
-        active = sim.draw_rounds(1)[0][0]
-        later = []
-        for node in ready:
-            parent = int(tree[node])
-            if active[node] and active[parent]:
-                sim.counter.send_message(node, parent, up)
-                missing[parent] -= 1
-                if missing[parent] == 0 and tree[parent] >= 0:
-                    later.append(parent)
-            else:
-                later.append(node)
-        ready = later
-        sim.counter.next_round()
-        rounds += 1
-    waiting = [c for root in np.flatnonzero(member & (tree < 0)) for c in children[root]]
-    while waiting:
-        active = sim.draw_rounds(1)[0][0]
-        later = []
-        for node in waiting:
-            parent = int(tree[node])
-            if active[node] and active[parent]:
-                sim.counter.send_message(parent, node, down)
-                later.extend(children[node])
-            else:
-                later.append(node)
-        waiting = later
-        sim.counter.next_round()
-        rounds += 1
-    return rounds
-
-
 def _linear_kernel(_gamma):
     return lambda A, B: np.asarray(A, dtype=np.float64) @ np.asarray(B, dtype=np.float64).T
 
 
-def refuse_join_function(est, where="The MPI engine"):
-    """Raise when ``join_function`` asks for what ``where`` does not run."""
-    if getattr(est, "join_function", "network") != "network":
-        raise ValueError(
-            f"{where} does not run join_function={est.join_function!r} (the linear "
-            "network function's solve and gate are simulated in one process only); "
-            "use join_function='network'."
-        )
+class LinearData:
+    """What the linear solve and its gates read of the nodes' rows held in
+    this process: all of them in one process, a rank's own in the MPI
+    engine, whose root asks every rank the same three questions and places
+    each node's answer where one process computes it
+    (``skfed.engines._mpi_online``).  Every answer is per node, computed
+    from that node's rows only, so the answers do not depend on which
+    process holds which node."""
+
+    def __init__(self, est, X, y, codes, sample_weight):
+        self.est = est
+        self.X = np.asarray(X, dtype=np.float64)
+        self.y, self.codes = y, np.asarray(codes)
+        self.sums = NodeSums(_linear_kernel, est._loss_name(), self.X, y, codes,
+                             sample_weight, None, est._loss_threshold())
+        self.D = coordinate_points("linear", self.X.shape[1])
+        self._net_losses = {}
+
+    def reports(self, A, nodes):
+        """The nodes' ``(loss, weight, gradient)`` at ``w = A``
+        (:class:`~._network_function.NodeSums`): (len(nodes), 2 + d n_out)."""
+        return self.sums(self.D, 1.0, A, nodes)
+
+    def sketches(self, nodes, omega):
+        """Every node's ``X_i' diag(s_i) X_i omega``: (len(nodes), d, rank),
+        zeros for a node without rows here."""
+        out = np.zeros((len(nodes), self.X.shape[1], omega.shape[1]))
+        for r, node in enumerate(nodes):
+            rows = self.sums.rows.get(int(node))
+            if rows is not None:
+                Xi = self.X[rows]
+                out[r] = Xi.T @ (self.sums.w[rows][:, None] * (Xi @ omega))
+        return out
+
+    def differences(self, c, A, nodes):
+        """Every node's weighted mean loss with ``X A`` minus with component
+        ``c``'s network function on its rows (NaN for a node without rows
+        here): (len(nodes),).  The network function's losses are computed
+        once per component (the early gate and the final one read them)."""
+        rows = np.isin(self.codes, nodes)
+        est = self.est
+        if c not in self._net_losses:
+            self._net_losses[c] = loss_values(
+                est._loss_name(), est._network_values(self.X[rows], component=c),
+                self.y[rows], est._loss_threshold())
+        diff = est._linear_loss_difference(self.X[rows], self.y[rows], self.codes[rows],
+                                           self.sums.w[rows], A, self._net_losses[c])
+        return diff[np.asarray(nodes, dtype=np.intp)]
 
 
 class _LinearJoinMixin:
@@ -286,9 +269,12 @@ class _LinearJoinMixin:
         self.linear_scale_ = (np.zeros(len(self.nodes_)) if scale is None else scale.copy())
 
     def _fit_linear_network(self, X, y, codes, sample_weight, parents, component, excluded,
-                            sim, solve):
+                            sim, solve, data=None):
         """Steps 1-2 of the module (a fit's network round) or, in a
-        ``partial_fit``, nothing (the fit's ``w`` and gate are kept)."""
+        ``partial_fit``, nothing (the fit's ``w`` and gate are kept).
+        ``data`` answers for the nodes' rows (:class:`LinearData`; by
+        default over ``X, y, codes, sample_weight``; the MPI engine's root
+        passes its ranks' exchange)."""
         if not hasattr(self, "join_function"):
             return   # (the regressor)
         if not solve:
@@ -300,63 +286,40 @@ class _LinearJoinMixin:
         self.network_linear_coef_ = None
         self.network_linear_gate_ = None
         self.network_linear_share_ = np.zeros(len(self.network_dictionary_))
-        if X is None or not self._linear_applies(X.shape[1]):
+        d, n_out = self._points.shape[2], self._n_outputs
+        if data is None and X is not None:
+            data = LinearData(self, X, y, codes, sample_weight)
+        if data is None or not self._linear_applies(d):
             self._set_linear_attributes()
             return
-        d, n_out = X.shape[1], self._n_outputs
-        Xd = np.asarray(X, dtype=np.float64)
-        sums = NodeSums(_linear_kernel, self._loss_name(), Xd, y, codes, sample_weight,
-                        None, self._loss_threshold())
-        D = coordinate_points("linear", d)
-        Kzz = np.eye(d)
         n_comp = len(self.network_dictionary_)
         coefs, t, opened, evaluations = [None] * n_comp, np.full(n_comp, np.nan), \
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
-        weights = sums.w   # (the rows' weights, ones without sample_weight)
         factors, paths = np.full(n_comp, np.nan), [None] * n_comp
         early_t = np.full(n_comp, np.nan)
-        name, threshold = self._loss_name(), self._loss_threshold()
-        net_losses = {}
-
-        def net_loss(c, rows):
-            # The per-row losses of component c's network function, evaluated
-            # once for both gates (the early one and the final one).
-            if c not in net_losses:
-                net_losses[c] = loss_values(
-                    name, self._network_values(Xd[rows], component=c), y[rows], threshold)
-            return net_losses[c]
-
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue
-            rows = np.isin(codes, nodes)
-            if LINEAR_SOLVE == "capped":
-                A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
-                                          lambda A: sums(D, 1.0, A, nodes))
-                first, report, factor, path = 0, 2, 1.0, []
-            else:
-                # (_linear_solve: the penalty chosen on held-back nodes)
-                rank = min(NYSTROM_RANK, d)
-                omega = sketch_directions(d, rank)
-                Xr = Xd[rows]
-                sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
-                held = held_back_nodes(nodes, [self._network_seed, c, 8161])
-                early = []
+            # (_linear_solve: the penalty chosen on held-back nodes; the
+            # sketch summed over the nodes in their order)
+            rank = min(NYSTROM_RANK, d)
+            omega = sketch_directions(d, rank)
+            sketch = data.sketches(nodes, omega).sum(axis=0)
+            held = held_back_nodes(nodes, [self._network_seed, c, 8161])
+            early = []
 
-                def carry_on(A, c=c, rows=rows, nodes=nodes, early=early):
-                    # The early gate: the same statistic with the path's
-                    # first w (3 float64 up, the choice down); far from
-                    # opening (t > EARLY_GATE), the path stops.
-                    diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                        weights[rows], A, net_loss(c, rows))
-                    early.append(t_from_sums(*gate_sums(diff[nodes])))
-                    return not early[0] > EARLY_GATE
-                A, factor, path, n_eval = solve_chosen(
-                    (d, n_out), float(self.alpha), lambda A, part: sums(D, 1.0, A, part),
-                    nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
-                    carry_on=carry_on if len(held) else None)
-                first, report = d * rank, (4 if len(held) else 2)
+            def carry_on(A, c=c, nodes=nodes, early=early):
+                # The early gate: the same statistic with the path's
+                # first w (3 float64 up, the choice down); far from
+                # opening (t > EARLY_GATE), the path stops.
+                early.append(t_from_sums(*gate_sums(data.differences(c, A, nodes))))
+                return not early[0] > EARLY_GATE
+            A, factor, path, n_eval = solve_chosen(
+                (d, n_out), float(self.alpha), data.reports,
+                nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
+                carry_on=carry_on if len(held) else None)
+            first, report = d * rank, (4 if len(held) else 2)
             for k in range(n_eval):
                 tree_round(sim, parents, nodes,
                            payload_bytes(n_float64=d * n_out + report + (first if k == 0
@@ -364,7 +327,7 @@ class _LinearJoinMixin:
                            payload_bytes(n_float64=d * n_out))
             factors[c], paths[c], evaluations[c] = factor, path, n_eval
             coefs[c] = np.ascontiguousarray(A)
-            if LINEAR_SOLVE != "capped" and early:
+            if early:
                 tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                            payload_bytes(n_int32=1))
                 early_t[c] = early[0]
@@ -374,9 +337,7 @@ class _LinearJoinMixin:
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
             # w down).
-            diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                weights[rows], A, net_loss(c, rows))
-            node_diff = diff[nodes]
+            node_diff = data.differences(c, A, nodes)
             tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                        payload_bytes(n_int32=1, n_float64=d * n_out))
             t[c] = t_from_sums(*gate_sums(node_diff))

@@ -130,18 +130,26 @@ def lbfgs(A0, alpha, totals, model, curvature, max_iter):
             UA = U.T @ A
             return A - U @ UA + U @ (UA / inside[:, None])
 
+    # The start maps back to A0 itself: apply(inverse(A0)) misses it by
+    # rounding (~1e-17), which would ask the nodes about it again.
+    b0 = inverse(A0).ravel()
+    start = b0.tobytes()
+
+    def to_a(b):
+        return A0 if b.tobytes() == start else apply(b.reshape(shape))
+
     def objective(b):
-        A = apply(b.reshape(shape))
+        A = to_a(b)
         total = totals(A)
         grad = total[2:].reshape(shape) + alpha * W * A
         return float(total[0] + 0.5 * alpha * W * np.sum(A * A)), apply(grad).ravel()
 
     # (at most 2 max_iter evaluations: line searches on the multiclass
     # hinge's kinks took 128 for 50 iterations on a 3-class problem)
-    result = minimize(objective, inverse(A0).ravel(), jac=True, method="L-BFGS-B",
+    result = minimize(objective, b0, jac=True, method="L-BFGS-B",
                       options={"maxiter": int(max_iter), "maxfun": 2 * int(max_iter),
                                "gtol": 1e-6})
-    return np.ascontiguousarray(apply(result.x.reshape(shape)))
+    return np.ascontiguousarray(to_a(result.x))
 
 
 def held_back_nodes(nodes, random_state):

@@ -39,7 +39,9 @@ kernel width, over breadth-first spanning trees of the communication graph
    weights (:func:`solve_weights`, at most ``SOLVE_ITERATIONS``): every
    evaluation is one tree round in which every node sends its parent its
    subtree's loss, weight and gradient (``m n_out + 2`` float64) and gets
-   the next weights (``m n_out`` float64).  A gate round follows: the
+   the next weights (``m n_out`` float64), under the drops as in steps 1-3
+   (:func:`._selection.tree_round`: a round per tree level up and down,
+   more when a node is dropped).  A gate round follows: the
    nodes' weighted errors with their own functions and with the solved one,
    and their weight (3 float64 up), and the root's choice (an int32 down):
    the solved weights replace the mean's when their error rate is within
@@ -124,7 +126,7 @@ from ._coordinates import (coordinate_points, from_coordinates, linear_parts, co
                            mean_compact, to_coordinates, uses_coordinates)
 from ._dictionary import _komp_prune
 from ._holdout import loss_arrays, rows_by_node
-from ._selection import count_tree_round, tree_parents
+from ._selection import tree_parents, tree_round
 
 
 def common_width(gammas):
@@ -614,7 +616,8 @@ class _NetworkFunctionMixin:
         return rows, X, y, weights, baseline
 
     def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,
-                                lost=None, references=True, solve=False, node_sums=None):
+                                lost=None, references=True, solve=False, node_sums=None,
+                                linear_data=None):
         """Run the protocol of the module; return its log (over ``nodes_``).
 
         ``X``, ``y`` (encoded), ``codes`` and ``sample_weight`` are the
@@ -623,7 +626,9 @@ class _NetworkFunctionMixin:
         stopped answering.  ``references=False`` counts every point of a
         message as its values (the protocol before references; the same
         network function), for ``benchmarks/online_network_bytes.py``.
-        Sets ``network_gamma_``,
+        ``node_sums`` / ``linear_data`` answer for the nodes' rows in the
+        solves (by default from the call's samples; the MPI engine's root
+        passes its ranks' exchanges).  Sets ``network_gamma_``,
         ``network_dictionary_`` and ``network_coef_`` (per connected
         component of the graph, in the order of their roots, the smallest
         node of each), ``network_component_`` (every node's component) and
@@ -655,9 +660,9 @@ class _NetworkFunctionMixin:
             widths = np.array([common_width(self.gamma_[component == c])
                                for c in range(len(roots))])
         else:
-            count_tree_round(sim.counter, parents, payload_bytes(n_float64=2),
-                             payload_bytes(n_float64=1))
-            sim.counter.next_round()
+            # (under the drops, as every other tree round)
+            tree_round(sim, parents, np.flatnonzero(~excluded), payload_bytes(n_float64=2),
+                       payload_bytes(n_float64=1))
             widths = np.array([common_width(self.gamma_[component == c])
                                for c in range(len(roots))])
         b = float_bytes(self._dtype)
@@ -802,7 +807,7 @@ class _NetworkFunctionMixin:
             self._solve_network(node_sums, parents, component, excluded, sim)
         # (join_function="auto": the linear network function and its gate, _linear)
         self._fit_linear_network(X, y, codes, sample_weight, parents, component, excluded,
-                                 sim, solve)
+                                 sim, solve, linear_data)
         return sim.log(node_labels=self.nodes_)
 
     def _held_back_seed(self):
@@ -819,8 +824,8 @@ class _NetworkFunctionMixin:
 
     def _solve_network(self, node_sums, parents, component, excluded, sim):
         """Step 4 of the module: every component's weights re-solved on its
-        nodes' summed losses (``network_coef_``), one counted tree round per
-        evaluation."""
+        nodes' summed losses (``network_coef_``), one tree round per
+        evaluation, under the drops."""
         n_out = self._n_outputs
         for c, D in enumerate(self.network_dictionary_):
             if not len(D):
@@ -852,20 +857,19 @@ class _NetworkFunctionMixin:
             if early:
                 path = node_sums.held_losses(D, gamma, seen, nodes).sum(axis=0)
                 A = seen[int(np.argmin(path))]
-            tree = np.where(np.isin(np.arange(len(parents)), nodes), parents, -1)
+            # Each evaluation's tree round under the network's drops (a
+            # dropped node reports or forwards in a later round).
             m = len(D)
             for _ in range(rounds):
-                count_tree_round(sim.counter, tree,
-                                 payload_bytes(n_float64=m * n_out + 2 + early),
-                                 payload_bytes(n_float64=m * n_out))
-                sim.counter.next_round()
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=m * n_out + 2 + early),
+                           payload_bytes(n_float64=m * n_out))
             if self._is_regressor():
                 # The gate: the nodes' losses on their held-back rows with
                 # the mean and with the solved weights, summed up the tree;
                 # the root's choice (an int32) back down.
                 mean, solved = node_sums.held_losses(D, gamma, [A0, A], nodes).sum(axis=0)
-                count_tree_round(sim.counter, tree, payload_bytes(n_float64=2),
-                                 payload_bytes(n_int32=1))
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=2),
+                           payload_bytes(n_int32=1))
                 keep = mean > 0 and solved <= (1.0 - SOLVE_MARGIN) * mean
                 self._network_held_losses[c] = (mean, solved)
             else:
@@ -873,10 +877,9 @@ class _NetworkFunctionMixin:
                 # with the solved one, and their weight, summed up the tree;
                 # the root's choice (an int32) back down.
                 own, solved, weight = node_sums.errors(D, gamma, A, nodes).sum(axis=0)
-                count_tree_round(sim.counter, tree, payload_bytes(n_float64=3),
-                                 payload_bytes(n_int32=1))
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
+                           payload_bytes(n_int32=1))
                 keep = weight > 0 and solved - own <= SOLVE_GATE * weight
-            sim.counter.next_round()
             self._network_solve_rounds[c] = rounds + 1
             if keep:
                 if coords:

@@ -74,6 +74,55 @@ def count_tree_round(counter, parents, up, down, senders=None):
             counter.send_message(parent, int(node), down)
 
 
+def tree_round(sim, parents, nodes, up, down):
+    """One sum up the spanning tree of ``nodes`` and a reply down it, under
+    the network's drops: a node sends ``up`` bytes to its parent once all
+    its children have reported and both are active in a round; the root's
+    reply (``down`` bytes) travels an edge when both ends are active.
+    Returns the number of rounds used."""
+    n = len(parents)
+    member = np.zeros(n, dtype=bool)
+    member[np.asarray(nodes, dtype=np.intp)] = True
+    tree = np.where(member & (parents >= 0), parents, -1)
+    tree = np.where((tree >= 0) & member[np.maximum(tree, 0)], tree, -1)
+    children = [[] for _ in range(n)]
+    for node in np.flatnonzero(tree >= 0):
+        children[tree[node]].append(int(node))
+    missing = np.array([len(c) for c in children], dtype=np.intp)
+    ready = [int(v) for v in np.flatnonzero(member & (missing == 0) & (tree >= 0))]
+    rounds = 0
+    while ready:
+        active = sim.draw_rounds(1)[0][0]
+        later = []
+        for node in ready:
+            parent = int(tree[node])
+            if active[node] and active[parent]:
+                sim.counter.send_message(node, parent, up)
+                missing[parent] -= 1
+                if missing[parent] == 0 and tree[parent] >= 0:
+                    later.append(parent)
+            else:
+                later.append(node)
+        ready = later
+        sim.counter.next_round()
+        rounds += 1
+    waiting = [c for root in np.flatnonzero(member & (tree < 0)) for c in children[root]]
+    while waiting:
+        active = sim.draw_rounds(1)[0][0]
+        later = []
+        for node in waiting:
+            parent = int(tree[node])
+            if active[node] and active[parent]:
+                sim.counter.send_message(parent, node, down)
+                later.extend(children[node])
+            else:
+                later.append(node)
+        waiting = later
+        sim.counter.next_round()
+        rounds += 1
+    return rounds
+
+
 def count_selection_messages(counter, parents, n_candidates, senders=None):
     """Count the sum over the spanning trees and the choice sent back down
     (only the messages sent by ``senders`` when given: an MPI rank's nodes)."""
