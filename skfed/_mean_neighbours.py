@@ -430,7 +430,8 @@ def fit_gate(est, state, simulation, spec):
         from ._mean_scatter import whitening_round
         whiten = whitening_round(state.raw_X, state.sw, state.offsets,
                                  node_means(state.raw_X, state.sw, state.offsets)[0],
-                                 np.float64, simulation, hub_means=gate["means"])
+                                 np.float64, simulation, hub_means=gate["means"],
+                                 hub_masses=gate["masses"])
     before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}

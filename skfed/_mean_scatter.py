@@ -59,6 +59,11 @@ WHITEN_MAX_FEATURES = 32
 # left out of the pool); see the module.  Honest nodes measured at most 3.2
 # times the median (benchmarks/new_nodes_maha_landmine.py --spread).
 CAP = 4.0
+# The limit widens to exp(SPREAD * s) times the median size when the honest
+# sizes are that spread (s: the normalized median absolute deviation of
+# their logarithms; nodes of few rows; see size_limit).
+SPREAD = 5.0
+FEW_ROWS = 20.0
 # The median scatter's eigenvalues are floored at this share of its largest
 # when sizing a node (a rogue's variance where honest nodes have none counts
 # as large, not as free).
@@ -114,6 +119,24 @@ def node_sizes(tri, d):
     return sizes
 
 
+def size_limit(sizes, counted, cap=CAP, masses=None, spread=None, few_rows=None):
+    """The largest size the hub takes: ``cap`` times the median size of the
+    ``counted`` nodes, or, when their median mass is at most ``FEW_ROWS``,
+    ``median(r) * max(cap, exp(SPREAD * s))``, ``s = (Q_0.75(log r) -
+    median(log r)) / 0.6745`` the spread of the upper half of their log
+    sizes (a normal's standard deviation); ``inf`` with none counted."""
+    spread = SPREAD if spread is None else spread
+    few_rows = FEW_ROWS if few_rows is None else few_rows
+    r = sizes[counted]
+    if not len(r):
+        return np.inf
+    if masses is None or not np.median(np.abs(masses[counted])) <= few_rows:
+        return float(cap * np.median(r))
+    logs = np.log(np.maximum(r, np.finfo(np.float64).tiny))
+    s = (np.quantile(logs, 0.75) - np.median(logs)) / 0.6745
+    return float(np.median(r) * max(cap, np.exp(spread * s)))
+
+
 def positive_parts(tri, d):
     """``tri`` with every finite scatter whose most negative eigenvalue is
     below ``-NEGATIVE`` times its largest absolute one replaced by its
@@ -132,7 +155,7 @@ def positive_parts(tri, d):
     return tri
 
 
-def pool_scatters(tri, d, cap=CAP):
+def pool_scatters(tri, d, cap=CAP, masses=None):
     """The hub's pool of the received upper triangles ``tri`` (``(n, d (d +
     1) / 2)``): the sum, after :func:`positive_parts`, of the nodes at most
     ``cap`` times the median size (see the module; ``cap=None``: the plain
@@ -167,7 +190,8 @@ def pool_scatters(tri, d, cap=CAP):
     sizes = None if cap is None else node_sizes(tri, d)
     if sizes is not None:
         counted = np.isfinite(sizes) & (np.where(np.isfinite(tri), tri, 1.0) != 0).any(axis=1)
-        limit = cap * np.median(sizes[counted]) if counted.any() else np.inf
+        limit = size_limit(sizes, counted, cap,
+                           None if masses is None else np.asarray(masses, dtype=np.float64))
         factors[sizes > limit] = 0.0          # (and the non-finite ones)
         tri = np.where(np.isfinite(tri), tri, 0.0)
     elif cap is not None:
@@ -239,7 +263,7 @@ def scatter_bytes(d, dtype):
 
 
 def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features=None,
-                    hub_means=None):
+                    hub_means=None, hub_masses=None):
     """After an open gate: every node but the hub sends its within-node
     scatter's upper triangle (``d (d + 1) / 2`` values, the fit's dtype;
     rogue nodes corrupt it); the hub pools them with its own
@@ -247,7 +271,9 @@ def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features
     (``None`` above ``max_features`` features, default
     ``WHITEN_MAX_FEATURES``: nothing sent).  ``means`` are the nodes' own
     (each centres its scatter on it); ``hub_means`` the ones the hub holds
-    from the gate (a rogue node's as it sent them; default ``means``)."""
+    from the gate (a rogue node's as it sent them; default ``means``), and
+    ``hub_masses`` the masses it holds from the gate (for
+    :func:`size_limit`; None: the fixed limit)."""
     n, d = len(offsets) - 1, raw_X.shape[1]
     if d > (WHITEN_MAX_FEATURES if max_features is None else max_features) or n < 2:
         return None
@@ -257,5 +283,5 @@ def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features
         tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
     _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
              np.full(n - 1, scatter_bytes(d, dtype)))
-    return hub_whitening(pool_scatters(tri, d, cap)[0],
+    return hub_whitening(pool_scatters(tri, d, cap, hub_masses)[0],
                          means=means if hub_means is None else hub_means)

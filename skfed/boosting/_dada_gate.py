@@ -113,7 +113,8 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
                           lambda i: (total - shares[i]) / (mass_total - seen_masses[i]))
     is_open = bool(t > GATE_T)
     whiten = (whitening_round(raw_X, sw, offsets, own_means, dtype, sim,
-                              max_features=WHITEN_MAX_FEATURES, hub_means=seen_means)
+                              max_features=WHITEN_MAX_FEATURES, hub_means=seen_means,
+                              hub_masses=seen_masses)
               if is_open else None)
     return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": is_open,
             "m": int(m), "means": seen_means, "masses": seen_masses, "whiten": whiten}
