@@ -265,12 +265,22 @@ def _gate(est, family):
     return float(g.t), bool(g.open), getattr(g, "whiten", None) is not None
 
 
+# ``--rogue FRACTION,BEHAVIOUR``: the fit's network has rogue nodes (they
+# corrupt every message, the gate's means, models and scatters included).
+ROGUE = None
+
+
 def run(family, name, seed, ks, baselines=True):
     data = load(name, seed)
     X, y, groups, task = data[:4]
     extra = data[4] if len(data) > 4 else None
     fit_rows, new, order = nn.split(X, y, groups, seed, extra)
     base = nn.make_estimator(family, task, seed)
+    if ROGUE is not None:
+        from skfed.network import SimulatedNetwork
+
+        base.set_params(network=SimulatedNetwork(rogue_fraction=ROGUE[0],
+                                                 rogue_behavior=ROGUE[1]))
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
     t, is_open, has_map = _gate(base, family)
     rows = []
@@ -340,7 +350,8 @@ def attack(seeds, ks, n_rogue=2):
     nodes' scatters with those rows replaced, bounded (``pool_scatters``)
     and as a plain sum (``cap=None``); the same fit joins with each."""
     from skfed._mean_neighbours import node_means
-    from skfed._mean_scatter import CAP, hub_whitening, node_scatters, node_sizes, pool_scatters
+    from skfed._mean_scatter import (CAP, hub_whitening, node_scatters, node_sizes, pool_scatters,
+                                     size_limit)
 
     rows = []
     for seed in seeds:
@@ -368,14 +379,16 @@ def attack(seeds, ks, n_rogue=2):
         bad[1:1 + n_rogue] = (size * np.outer(u, u))[iu]
         # the strongest scatter along u the hub still takes: just under the bound
         sizes = node_sizes(bad, d)
-        scale = 0.999 * CAP * np.median(sizes) / sizes[1]
+        counted = np.isfinite(sizes) & (bad != 0).any(axis=1)
+        masses = np.diff(offsets).astype(float)
+        scale = 0.999 * size_limit(sizes, counted, CAP, masses) / sizes[1]
         edge = tri.copy()
         edge[1:1 + n_rogue] = (scale * size * np.outer(u, u))[iu]
-        while pool_scatters(edge, d)[1][1] == 0.0:
+        while pool_scatters(edge, d, masses=masses)[1][1] == 0.0:
             edge[1:1 + n_rogue] *= 0.9
-        maps = {"honest": hub_whitening(pool_scatters(tri, d)[0]),
-                "bounded": hub_whitening(pool_scatters(bad, d)[0]),
-                "at_bound": hub_whitening(pool_scatters(edge, d)[0]),
+        maps = {"honest": hub_whitening(pool_scatters(tri, d, masses=masses)[0]),
+                "bounded": hub_whitening(pool_scatters(bad, d, masses=masses)[0]),
+                "at_bound": hub_whitening(pool_scatters(edge, d, masses=masses)[0]),
                 "plain": hub_whitening(pool_scatters(bad, d, cap=None)[0]), "eucl": None,
                 "median": hub_whitening(_median_pool(tri, d)),
                 "median_attacked": hub_whitening(_median_pool(bad, d))}
@@ -438,9 +451,14 @@ def main():
     p.add_argument("--from-json", nargs="+")
     p.add_argument("--mocha-any-cost", action="store_true",
                    help="run MOCHA's gate whatever its share of the fit's bytes")
+    p.add_argument("--rogue", help="FRACTION,BEHAVIOUR: rogue nodes in the fit's network")
     p.add_argument("--median", action="store_true",
                    help="also join with the coordinate-wise median pool's map")
     a = p.parse_args()
+    if a.rogue:
+        global ROGUE
+        fraction, behaviour = a.rogue.split(",")
+        ROGUE = (float(fraction), behaviour)
     if a.median:
         global VARIANTS
         VARIANTS = VARIANTS + ("median",)

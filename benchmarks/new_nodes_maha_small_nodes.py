@@ -96,27 +96,25 @@ REAL = [("landmine", None), ("landmine", 2), ("landmine", 3), ("landmine", 5),
         ("related-narrow", 3), ("related-small", None), ("related-small", 2)]
 
 
-def limit_mad(sizes, counted, cap=ms.CAP, masses=None, k=4.0):
-    """Measured and not kept: the spread of all the log sizes (their
-    normalized median absolute deviation) instead of their upper half's,
-    whatever the rows."""
+def limit_upper(sizes, counted, cap=ms.CAP, masses=None, k=5.0):
+    """Measured and not kept: the spread of the upper half of the log sizes,
+    ``(Q_0.75 - median) / 0.6745``, instead of their normalized median
+    absolute deviation (as the library, with few rows)."""
     r = sizes[counted]
     if not len(r):
         return np.inf
+    if masses is None or not np.median(np.abs(masses[counted])) <= ms.FEW_ROWS:
+        return float(cap * np.median(r))
     logs = np.log(r)
-    s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
+    s = (np.quantile(logs, 0.75) - np.median(logs)) / 0.6745
     return float(np.median(r) * max(cap, np.exp(k * s)))
 
 
-def limit_upper_always(sizes, counted, cap=ms.CAP, masses=None, k=4.0):
-    """Measured and not kept: the upper-half spread whatever the rows."""
-    return ms.size_limit(sizes, counted, cap, np.ones(len(sizes)), spread=k)
-
-
-RULES = {"fixed4": limit_fixed, "mad4": limit_mad, "upper4-all": limit_upper_always,
-         **{f"upper{k:g}": (lambda s, c, cap=ms.CAP, masses=None, k=k:
-                            ms.size_limit(s, c, cap, masses, spread=k))
-            for k in (3.0, 4.0, 5.0)}}
+RULES = {"fixed4": limit_fixed,
+         "upper5": limit_upper,
+         **{f"mad{k:g}": (lambda s, c, cap=ms.CAP, masses=None, k=k:
+                          ms.size_limit(s, c, cap, masses, spread=k))
+            for k in (4.0, 5.0)}}
 
 
 def left_out(tri, d, limit, masses):

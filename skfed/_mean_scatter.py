@@ -122,9 +122,9 @@ def node_sizes(tri, d):
 def size_limit(sizes, counted, cap=CAP, masses=None, spread=None, few_rows=None):
     """The largest size the hub takes: ``cap`` times the median size of the
     ``counted`` nodes, or, when their median mass is at most ``FEW_ROWS``,
-    ``median(r) * max(cap, exp(SPREAD * s))``, ``s = (Q_0.75(log r) -
-    median(log r)) / 0.6745`` the spread of the upper half of their log
-    sizes (a normal's standard deviation); ``inf`` with none counted."""
+    ``median(r) * max(cap, exp(SPREAD * s))``, ``s = 1.4826 * median(|log r
+    - median(log r)|)`` the spread of their log sizes (a normal's standard
+    deviation); ``inf`` with none counted."""
     spread = SPREAD if spread is None else spread
     few_rows = FEW_ROWS if few_rows is None else few_rows
     r = sizes[counted]
@@ -133,7 +133,7 @@ def size_limit(sizes, counted, cap=CAP, masses=None, spread=None, few_rows=None)
     if masses is None or not np.median(np.abs(masses[counted])) <= few_rows:
         return float(cap * np.median(r))
     logs = np.log(np.maximum(r, np.finfo(np.float64).tiny))
-    s = (np.quantile(logs, 0.75) - np.median(logs)) / 0.6745
+    s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
     return float(np.median(r) * max(cap, np.exp(spread * s)))
 
 

@@ -7,7 +7,7 @@ freedom: with the median node at 2-3 rows, honest sizes reach 5-30 times
 the median (``benchmarks/new_nodes_maha_small_nodes.py``), over the fixed
 limit of 4.  When the median mass the hub holds is at most ``FEW_ROWS``
 the limit widens to ``exp(SPREAD * s)`` times the median, ``s`` the spread
-of the upper half of the log sizes.  References: NumPy sums of the honest
+of the log sizes (normalized median absolute deviation).  References: NumPy sums of the honest
 scatters, and a NumPy version of the sizes and the limit for the bound
 ``P <= H + q c M`` in the Loewner order.
 """
@@ -53,7 +53,7 @@ def _reference_limit(tri, d, masses):
     r = sizes[counted]
     if np.median(masses[counted]) <= ms.FEW_ROWS:
         logs = np.log(r)
-        s = (np.quantile(logs, 0.75) - np.median(logs)) / 0.6745
+        s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
         limit = np.median(r) * max(ms.CAP, np.exp(ms.SPREAD * s))
     else:
         limit = ms.CAP * np.median(r)
