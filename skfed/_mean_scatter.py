@@ -41,9 +41,9 @@ the fixed limit left out 4,810 honest nodes of its families on seeds 0-2,
 this one only School's, see below).  A node of one row sends a zero
 scatter, which adds nothing and is left out of both medians (with most
 nodes of one row they were 0).  With ``q`` rogue nodes of ``n`` the
-pool then lies between ``H - h`` and ``H + q c M`` in the Loewner order (``H`` the honest sum, ``h``
-that of the honest nodes left out), whatever they send, as long as fewer
-than half the nodes are rogue: the medians (of ``M``, ``r``, the masses
+pool then lies between ``H - h`` and ``H + q c M`` in the Loewner order
+(``H`` the honest sum, ``h`` that of the honest nodes left out), whatever
+they send, as long as fewer than half the nodes are rogue: the medians (of ``M``, ``r``, the masses
 and the spread) then lie within the honest values.  Honest nodes are
 never left out on the measured families but School (largest ``r_i /
 median(r)`` 3.2 on Landmine: ``benchmarks/new_nodes_maha_landmine.py
