@@ -411,6 +411,58 @@ def attack(seeds, ks, n_rogue=2):
                          "median_attacked")))
 
 
+def rogue_means(seeds, ks, fraction, behaviour):
+    """Perso-lin on Landmine, ``fraction`` of the fitted nodes rogue
+    (``behaviour``), the gate forced open (``GATE_T = -inf`` for the run, so
+    every seed has a feature-mean join): the same fit joins with the table
+    of means the hub received (``received``: rogue nodes' corrupted), with
+    the rogue nodes' honest means in it (``honest_means``) and with the
+    rogue nodes out of the table (``no_rogue``: their means at 1e100),
+    and by the graph join (``graph``).  Rogue nodes are the rows whose
+    received mean differs from the node's own."""
+    from skfed import _mean_neighbours as mn
+    from skfed.network import SimulatedNetwork
+
+    saved, mn.GATE_T = mn.GATE_T, -np.inf
+    rows = []
+    try:
+        for seed in seeds:
+            X, y, groups, task = load("landmine", seed)[:4]
+            fit_rows, _, order = nn.split(X, y, groups, seed)
+            base = nn.make_estimator("persolin", task, seed).set_params(
+                network=SimulatedNetwork(rogue_fraction=fraction, rogue_behavior=behaviour))
+            base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+            g = groups[fit_rows]
+            nodes = np.asarray(base.nodes_)
+            own = np.array([X[fit_rows][g == k].mean(axis=0) for k in nodes])
+            got = np.asarray(base._join_info["feature_means"])
+            bad = ~np.all(np.isclose(own, got, rtol=1e-9, atol=1e-12), axis=1)
+            tables = {"received": got, "honest_means": np.where(bad[:, None], own, got),
+                      "no_rogue": np.where(bad[:, None], 1e100, got)}
+            for k in ks:
+                train, test = nn.new_node_rows(order, k)
+                row = dict(seed=seed, k=k, n_rogue=int(bad.sum()))
+                for name, table in tables.items():
+                    joined = copy.deepcopy(base)
+                    joined._join_info = dict(joined._join_info, feature_means=table)
+                    joined.add_nodes(X[train], y[train], groups=groups[train])
+                    row[name] = nn.score(task, y[test], joined.predict(X[test],
+                                                                       groups=groups[test]))
+                joined = _close_gate(copy.deepcopy(base), "persolin")
+                joined.add_nodes(X[train], y[train], groups=groups[train])
+                row["graph"] = nn.score(task, y[test], joined.predict(X[test], groups=groups[test]))
+                print(json.dumps({a: round(v, 3) if isinstance(v, float) else v
+                                  for a, v in row.items()}), flush=True)
+                rows.append(row)
+    finally:
+        mn.GATE_T = saved
+    for k in ks:
+        sel = [r for r in rows if r["k"] == k]
+        print(f"k={k:2d} seeds={len(sel)} " + " ".join(
+            f"{name} {np.mean([r[name] for r in sel]):.2f}"
+            for name in ("received", "honest_means", "no_rogue", "graph")))
+
+
 def spread(datasets, seeds):
     """Honest nodes' sizes over the median (see the module)."""
     from skfed._mean_neighbours import node_means
@@ -451,6 +503,8 @@ def main():
     p.add_argument("--from-json", nargs="+")
     p.add_argument("--mocha-any-cost", action="store_true",
                    help="run MOCHA's gate whatever its share of the fit's bytes")
+    p.add_argument("--rogue-means", help="FRACTION,BEHAVIOUR: Perso-lin Landmine, gate "
+                   "forced open, joins with the received / honest / rogue-free means table")
     p.add_argument("--rogue", help="FRACTION,BEHAVIOUR: rogue nodes in the fit's network")
     p.add_argument("--median", action="store_true",
                    help="also join with the coordinate-wise median pool's map")
@@ -471,6 +525,9 @@ def main():
         return spread(a.datasets.split(","), seeds)
     if a.attack:
         return attack(seeds, [int(k) for k in a.ks.split(",")])
+    if a.rogue_means:
+        fraction, behaviour = a.rogue_means.split(",")
+        return rogue_means(seeds, [int(k) for k in a.ks.split(",")], float(fraction), behaviour)
     if a.from_json:
         rows = [json.loads(line) for f in a.from_json for line in open(f) if line.startswith("{")]
         print(summarize(rows))
