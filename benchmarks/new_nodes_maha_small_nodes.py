@@ -47,6 +47,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from skfed import _mean_scatter as ms  # noqa: E402
 
 
+# the library's rule (pool_with patches ms.size_limit for a call)
+LIBRARY_LIMIT = ms.size_limit
+
+
 def limit_fixed(sizes, counted, cap=ms.CAP, masses=None):
     """The rule before scatter32: ``cap`` times the median size."""
     return cap * np.median(sizes[counted]) if counted.any() else np.inf
@@ -110,11 +114,23 @@ def limit_upper(sizes, counted, cap=ms.CAP, masses=None, k=5.0):
     return float(np.median(r) * max(cap, np.exp(k * s)))
 
 
+def limit_mad_uncapped(sizes, counted, cap=ms.CAP, masses=None, k=5.0):
+    """Measured and not kept: the library's rule without ``WIDEST``."""
+    r = sizes[counted]
+    if not len(r):
+        return np.inf
+    if masses is None or not np.median(np.abs(masses[counted])) <= ms.FEW_ROWS:
+        return float(cap * np.median(r))
+    logs = np.log(r)
+    s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
+    return float(np.median(r) * max(cap, np.exp(k * s)))
+
+
 RULES = {"fixed4": limit_fixed,
          "upper5": limit_upper,
-         **{f"mad{k:g}": (lambda s, c, cap=ms.CAP, masses=None, k=k:
-                          ms.size_limit(s, c, cap, masses, spread=k))
-            for k in (4.0, 5.0)}}
+         "mad4": lambda s, c, cap=ms.CAP, masses=None: LIBRARY_LIMIT(s, c, cap, masses, spread=4.0),
+         "mad5": limit_mad_uncapped,
+         "library": LIBRARY_LIMIT}
 
 
 def left_out(tri, d, limit, masses):
@@ -183,25 +199,28 @@ def attacks_of(tri, d, q, rng):
     R = np.linalg.qr(rng.normal(size=(d, d)))[0]
     out["rotated"] = put((np.einsum("ij,njk,lk->nil", R, full[rogue], R))[:, iu[0], iu[1]])
     out["NaN"] = put(np.full((q, len(iu[0])), np.nan))
+    # half tiny, half huge: the tiny ones widen the spread of the log sizes
+    out["tiny+huge"] = put(np.vstack([1e-9 * tri[rogue[:q // 2]],
+                                      np.tile((big * np.outer(null, null))[iu], (q - q // 2, 1))]))
     out["complement"] = put(-tri[rogue])
     scale = np.sqrt(np.mean(tri[rogue] ** 2, axis=1))[:, None]
     out["random"] = put(rng.normal(size=tri[rogue].shape) * np.where(scale > 0, scale, 1))
     return out, np.delete(tri, rogue, axis=0)
 
 
-def pool_with(tri, d, limit):
+def pool_with(tri, d, limit, masses):
     """The module's pool with the size limit ``limit`` (patched for the call)."""
     saved = ms.size_limit
     ms.size_limit = limit
     try:
-        return ms.pool_scatters(tri, d)[0]
+        return ms.pool_scatters(tri, d, masses=masses)[0]
     finally:
         ms.size_limit = saved
 
 
 def attacks(seeds, q_share=0.1):
-    print("largest eigenvalue of H^-1/2 P H^-1/2 over the attacks (1 = no effect), "
-          "and the smallest; per rule")
+    print("largest eigenvalue of H^-1/2 P H^-1/2 over the attacks (1 = no effect; "
+          "the last attack, at the limit, is the rule's worst case), and the smallest; per rule")
     for label, make in ([(f"synth n={n} rows={rows} d={d} {kind}",
                           lambda s, a=(n, rows, d, kind): synthetic(s, *a))
                          for n, rows, d, kind in SYNTH if n == 30]
@@ -225,9 +244,28 @@ def attacks(seeds, q_share=0.1):
             lam, V = np.linalg.eigh(H)
             keep = lam > 1e-10 * lam.max()
             root = V[:, keep] / np.sqrt(lam[keep])
+            masses = np.diff(offsets).astype(float)
+            rogue = np.arange(1, 1 + q)
+            weakest = np.linalg.eigh(H)[1][:, 0]
+            iu = np.triu_indices(d)
             for name, rule in RULES.items():
-                for t in attacked.values():
-                    P = pool_with(t, d, rule)
+                # the strongest scatter along the honest pool's weakest
+                # direction the rule still takes (scaled down until kept)
+                edge = tri.copy()
+                scale = 1e6 * np.abs(tri).max()
+                while True:
+                    edge[rogue] = (scale * np.outer(weakest, weakest))[iu]
+                    saved = ms.size_limit
+                    ms.size_limit = rule
+                    try:
+                        kept = ms.pool_scatters(edge, d, masses=masses)[1][rogue].all()
+                    finally:
+                        ms.size_limit = saved
+                    if kept:
+                        break
+                    scale *= 0.9
+                for t in list(attacked.values()) + [edge]:
+                    P = pool_with(t, d, rule, masses)
                     e = np.linalg.eigvalsh(root.T @ P @ root)
                     top[name] = max(top[name], e.max())
                     low[name] = min(low[name], e.min())

@@ -32,7 +32,7 @@ scaled or rotated one); a node above the limit ``c`` (:func:`size_limit`)
 is left out of the sum (so is a non-finite one).  The limit is ``CAP``
 times the median ``r`` of the nonzero scatters, or, when the median mass
 the hub holds from the gate is at most ``FEW_ROWS`` rows, ``median(r) *
-max(CAP, exp(SPREAD * s))`` with ``s`` the spread of the ``log r`` (their
+min(WIDEST, max(CAP, exp(SPREAD * s)))`` with ``s`` the spread of the ``log r`` (their
 normalized median absolute deviation): a node of ``m`` rows sends a
 scatter of rank ``m - 1`` at most, whose size is a chi-square-like draw
 of ``m - 1`` degrees of freedom, so with nodes of 2-3 rows honest sizes
@@ -78,6 +78,9 @@ CAP = 4.0
 # chosen on seeds 0-2 of benchmarks/new_nodes_maha_small_nodes.py).
 SPREAD = 5.0
 FEW_ROWS = 20.0
+# ... and at most to WIDEST times the median size (honest nodes measured at
+# most 85 times the median: nodes of 20 rows among nodes of 2, seeds 0-2).
+WIDEST = 128.0
 # The median scatter's eigenvalues are floored at this share of its largest
 # when sizing a node (a rogue's variance where honest nodes have none counts
 # as large, not as free).
@@ -136,9 +139,9 @@ def node_sizes(tri, d):
 def size_limit(sizes, counted, cap=CAP, masses=None, spread=None, few_rows=None):
     """The largest size the hub takes: ``cap`` times the median size of the
     ``counted`` nodes, or, when their median mass is at most ``FEW_ROWS``,
-    ``median(r) * max(cap, exp(SPREAD * s))``, ``s = 1.4826 * median(|log r
-    - median(log r)|)`` the spread of their log sizes (a normal's standard
-    deviation); ``inf`` with none counted."""
+    ``median(r) * min(WIDEST, max(cap, exp(SPREAD * s)))``, ``s = 1.4826 *
+    median(|log r - median(log r)|)`` the spread of their log sizes (a
+    normal's standard deviation); ``inf`` with none counted."""
     spread = SPREAD if spread is None else spread
     few_rows = FEW_ROWS if few_rows is None else few_rows
     r = sizes[counted]
@@ -148,7 +151,7 @@ def size_limit(sizes, counted, cap=CAP, masses=None, spread=None, few_rows=None)
         return float(cap * np.median(r))
     logs = np.log(np.maximum(r, np.finfo(np.float64).tiny))
     s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
-    return float(np.median(r) * max(cap, np.exp(spread * s)))
+    return float(np.median(r) * min(WIDEST, max(cap, np.exp(spread * s))))
 
 
 def positive_parts(tri, d):

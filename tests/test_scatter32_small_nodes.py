@@ -54,7 +54,7 @@ def _reference_limit(tri, d, masses):
     if np.median(masses[counted]) <= ms.FEW_ROWS:
         logs = np.log(r)
         s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
-        limit = np.median(r) * max(ms.CAP, np.exp(ms.SPREAD * s))
+        limit = np.median(r) * min(ms.WIDEST, max(ms.CAP, np.exp(ms.SPREAD * s)))
     else:
         limit = ms.CAP * np.median(r)
     return sizes, limit, M_floor
