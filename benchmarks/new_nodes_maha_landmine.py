@@ -170,8 +170,8 @@ the farthest nodes (87-91 with any real table; 38-58 with ``no_rogue``,
 whose 1e100 means it then names): the hub's answer and the fit's models,
 not the means table, are what rogue nodes corrupt most.  Not fixed here
 (a robust combination of the neighbours' models, or a check of the hub's
-answer, would change honest joins and needs its own evidence); the gate shutting under rogue nodes is the
-protection measured.
+answer, would change honest joins and needs its own evidence); the gate
+shutting under rogue nodes is the protection measured.
 
 MOCHA on School and HAR (seeds 0-2 / 0): no gate (School: over its byte
 share; HAR: closed, and 561 features): unchanged.
