@@ -186,3 +186,23 @@ def test_persolin_honest_small_nodes_pool_is_the_plain_sum(monkeypatch, seed):
     assert factors.tolist() == [1.0] * 30
     expected = sum(_scatter(x) for x in X)
     np.testing.assert_allclose(pooled, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_dada_gate_passes_its_masses_to_the_pool(monkeypatch):
+    # Dada's one-class join: the hub sizes the scatters with the masses it
+    # received in the gate's step 1 (rows here: unit weights)
+    from .test_dada27_whitened_join import _fit, correlated_terrains
+
+    seen = []
+    original = ms.pool_scatters
+
+    def spy(tri, d, cap=ms.CAP, masses=None):
+        seen.append(None if masses is None else np.array(masses))
+        return original(tri, d, cap, masses)
+
+    monkeypatch.setattr(ms, "pool_scatters", spy)
+    X, y, g = correlated_terrains()
+    clf = _fit(X, y, g)
+    assert len(seen) == 1 and seen[0] is not None
+    rows = np.array([np.sum(g == k) for k in clf.nodes_], dtype=float)
+    np.testing.assert_array_equal(seen[0], rows)
