@@ -71,7 +71,7 @@ it still takes inflates it 6-27 times along the honest pool's weakest
 direction on d = 1-2 federations of 2-3-row nodes (without ``WIDEST``:
 250-12,000 times; upper-half spread: up to 4e5), the price of taking every
 honest node when honest sizes spread that much.  RESULTS_ATTACKS
-""""""
+"""
 
 import argparse
 import os
@@ -180,11 +180,11 @@ def left_out(tri, d, limit, masses):
     return int(np.sum(sizes > lim)), float(sizes[counted].max() / lim)
 
 
-def families(seeds):
+def families(seeds, real_only=False):
     worst = {name: [0, 0.0] for name in RULES}
     for label, make in ([(f"synth n={n} rows={rows} d={d} {kind}",
                           lambda s, a=(n, rows, d, kind): synthetic(s, *a))
-                         for n, rows, d, kind in SYNTH]
+                         for n, rows, d, kind in ([] if real_only else SYNTH)]
                         + [(f"{name} rows={cut or 'all'}",
                             lambda s, a=(name, cut): real(a[0], s, a[1])) for name, cut in REAL]):
         out, peak = {name: 0 for name in RULES}, {name: 0.0 for name in RULES}
@@ -317,10 +317,11 @@ def main():
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--families", action="store_true")
     p.add_argument("--attacks", action="store_true")
+    p.add_argument("--real-only", action="store_true", help="--families: the real ones only")
     a = p.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
     if a.families:
-        families(seeds)
+        families(seeds, a.real_only)
     if a.attacks:
         attacks(seeds)
 
