@@ -137,30 +137,28 @@ REAL = [("landmine", None), ("landmine", 2), ("landmine", 3), ("landmine", 5),
         ("related-narrow", 3), ("related-small", None), ("related-small", 2)]
 
 
+def _widened(sizes, counted, cap, masses, k, spread_of):
+    """The library's rule without ``WIDEST``, ``spread_of(log r)`` for ``s``."""
+    r = sizes[counted]
+    if not len(r):
+        return np.inf
+    if masses is None or not np.median(np.abs(masses[counted])) <= ms.FEW_ROWS:
+        return float(cap * np.median(r))
+    return float(np.median(r) * max(cap, np.exp(k * spread_of(np.log(r)))))
+
+
 def limit_upper(sizes, counted, cap=ms.CAP, masses=None, k=5.0):
     """Measured and not kept: the spread of the upper half of the log sizes,
     ``(Q_0.75 - median) / 0.6745``, instead of their normalized median
     absolute deviation (as the library, with few rows)."""
-    r = sizes[counted]
-    if not len(r):
-        return np.inf
-    if masses is None or not np.median(np.abs(masses[counted])) <= ms.FEW_ROWS:
-        return float(cap * np.median(r))
-    logs = np.log(r)
-    s = (np.quantile(logs, 0.75) - np.median(logs)) / 0.6745
-    return float(np.median(r) * max(cap, np.exp(k * s)))
+    return _widened(sizes, counted, cap, masses, k,
+                    lambda logs: (np.quantile(logs, 0.75) - np.median(logs)) / 0.6745)
 
 
 def limit_mad_uncapped(sizes, counted, cap=ms.CAP, masses=None, k=5.0):
     """Measured and not kept: the library's rule without ``WIDEST``."""
-    r = sizes[counted]
-    if not len(r):
-        return np.inf
-    if masses is None or not np.median(np.abs(masses[counted])) <= ms.FEW_ROWS:
-        return float(cap * np.median(r))
-    logs = np.log(r)
-    s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
-    return float(np.median(r) * max(cap, np.exp(k * s)))
+    return _widened(sizes, counted, cap, masses, k,
+                    lambda logs: 1.4826 * np.median(np.abs(logs - np.median(logs))))
 
 
 RULES = {"fixed4": limit_fixed,

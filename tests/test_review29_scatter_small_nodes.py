@@ -48,6 +48,23 @@ def _rogue():
     return bad[IU]
 
 
+def small_nodes(seed):
+    """30 nodes of 2-3 rows (every third has 3), two terrains told apart by
+    feature 0, feature 2 correlated with feature 1, opposite label rules:
+    per-node lists ``X``, ``y``, ``groups``."""
+    rng = np.random.RandomState(seed)
+    X, y, g = [], [], []
+    for k in range(30):
+        r = 2 if k % 3 else 3
+        x = rng.normal(size=(r, 3))
+        x[:, 0] += 3 * (k % 2)
+        x[:, 2] = 2 * x[:, 1] + 0.5 * rng.normal(size=r)
+        X.append(x)
+        y.append(((x[:, 1] > 0) if k % 2 else (x[:, 1] < 0)).astype(int))
+        g.append(np.full(r, k))
+    return X, y, g
+
+
 def test_bound_holds_with_multi_row_nodes():
     # the reference case: 19 five-row nodes and a rogue, rogue left out
     rng = np.random.RandomState(0)
@@ -95,16 +112,7 @@ def test_persolin_honest_small_nodes_pool_is_the_plain_sum(monkeypatch):
         return out
 
     monkeypatch.setattr(ms, "pool_scatters", spy)
-    rng = np.random.RandomState(2)
-    X, y, g = [], [], []
-    for k in range(30):
-        r = 2 if k % 3 else 3
-        x = rng.normal(size=(r, 3))
-        x[:, 0] += 3 * (k % 2)
-        x[:, 2] = 2 * x[:, 1] + 0.5 * rng.normal(size=r)
-        X.append(x)
-        y.append(((x[:, 1] > 0) if k % 2 else (x[:, 1] < 0)).astype(int))
-        g.append(np.full(r, k))
+    X, y, g = small_nodes(2)
     clf = PersonalizedLinearClassifier(random_state=0).fit(
         np.vstack(X), np.concatenate(y), groups=np.concatenate(g))
     assert clf.newcomer_rule_ == "features" and len(factors) == 1

@@ -157,6 +157,8 @@ def test_persolin_honest_small_nodes_pool_is_the_plain_sum(monkeypatch, seed):
     # six seeds: the hub takes every scatter, the pool is the NumPy sum
     from skfed.boosting import PersonalizedLinearClassifier
 
+    from .test_review29_scatter_small_nodes import small_nodes
+
     seen = []
     original = ms.pool_scatters
 
@@ -166,16 +168,7 @@ def test_persolin_honest_small_nodes_pool_is_the_plain_sum(monkeypatch, seed):
         return out
 
     monkeypatch.setattr(ms, "pool_scatters", spy)
-    rng = np.random.RandomState(seed)
-    X, y, g = [], [], []
-    for k in range(30):
-        r = 2 if k % 3 else 3
-        x = rng.normal(size=(r, 3))
-        x[:, 0] += 3 * (k % 2)
-        x[:, 2] = 2 * x[:, 1] + 0.5 * rng.normal(size=r)
-        X.append(x)
-        y.append(((x[:, 1] > 0) if k % 2 else (x[:, 1] < 0)).astype(int))
-        g.append(np.full(r, k))
+    X, y, g = small_nodes(seed)
     clf = PersonalizedLinearClassifier(random_state=0).fit(
         np.vstack(X), np.concatenate(y), groups=np.concatenate(g))
     if clf.newcomer_rule_ != "features":
