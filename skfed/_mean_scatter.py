@@ -288,17 +288,21 @@ def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features
     (``None`` above ``max_features`` features, default
     ``WHITEN_MAX_FEATURES``: nothing sent).  ``means`` are the nodes' own
     (each centres its scatter on it); ``hub_means`` the ones the hub holds
-    from the gate (a rogue node's as it sent them; default ``means``), and
-    ``hub_masses`` the masses it holds from the gate (for
+    from the gate (a rogue node's as it sent them; default ``means``).
+    ``sim=None``: the map only, nothing sent here; MOCHA's server, a hub
+    that is not a node, has every fitted node send its scatter when it
+    counts its gate (:meth:`skfed.multitask._join_neighbours.FeatureNeighbours.count`).
+    ``hub_masses``: the masses the hub holds from the gate (for
     :func:`size_limit`; None: the fixed limit)."""
     n, d = len(offsets) - 1, raw_X.shape[1]
     if d > (WHITEN_MAX_FEATURES if max_features is None else max_features) or n < 2:
         return None
     iu = np.triu_indices(d)
     tri = node_scatters(raw_X, sw, offsets, means)[:, iu[0], iu[1]].astype(dtype).astype(np.float64)
-    if np.asarray(sim.rogue, dtype=bool).any():
-        tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
-    _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
-             np.full(n - 1, scatter_bytes(d, dtype)))
+    if sim is not None:
+        if np.asarray(sim.rogue, dtype=bool).any():
+            tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
+        _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
+                 np.full(n - 1, scatter_bytes(d, dtype)))
     return hub_whitening(pool_scatters(tri, d, cap, hub_masses)[0],
                          means=means if hub_means is None else hub_means)
