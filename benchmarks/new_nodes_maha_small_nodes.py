@@ -253,12 +253,12 @@ def pool_with(tri, d, limit, masses):
         ms.size_limit = saved
 
 
-def attacks(seeds, q_share=0.1):
+def attacks(seeds, q_share=0.1, real_only=False):
     print("largest eigenvalue of H^-1/2 P H^-1/2 over the attacks (1 = no effect; "
           "the last attack, at the limit, is the rule's worst case), and the smallest; per rule")
     for label, make in ([(f"synth n={n} rows={rows} d={d} {kind}",
                           lambda s, a=(n, rows, d, kind): synthetic(s, *a))
-                         for n, rows, d, kind in SYNTH if n == 30]
+                         for n, rows, d, kind in SYNTH if n == 30 and not real_only]
                         + [(f"{name} rows={cut or 'all'}",
                             lambda s, a=(name, cut): real(a[0], s, a[1]))
                            for name, cut in REAL]):
@@ -315,13 +315,13 @@ def main():
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--families", action="store_true")
     p.add_argument("--attacks", action="store_true")
-    p.add_argument("--real-only", action="store_true", help="--families: the real ones only")
+    p.add_argument("--real-only", action="store_true", help="the real families only")
     a = p.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
     if a.families:
         families(seeds, a.real_only)
     if a.attacks:
-        attacks(seeds)
+        attacks(seeds, real_only=a.real_only)
 
 
 if __name__ == "__main__":
