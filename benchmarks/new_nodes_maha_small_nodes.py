@@ -70,7 +70,7 @@ federations of 2-3-row nodes (honest nodes left out); the library's rule
 never does (min 1.000 on every family).  The strongest scatter each rule
 still takes, put along the honest pool's weakest direction, inflates the
 pool there (largest eigenvalue of ``H^-1/2 P H^-1/2``), fixed / library:
-d = 1-3, 2-3 rows: 0.4-2.2 / 8-49; d = 9: 2.3-2,120 / 2.3-2,910 (2 rows);
+d = 1-3, 1-3 rows: 0.4-4.2 / 6-49; d = 9: 2.3-2,120 / 2.3-2,910 (2 rows);
 d = 32, 3 rows: 181 / 45,900; 20-row nodes: 1.5-2.3 / 1.6-2.3; Landmine
 as it is: 2,270 / 2,270 (the same limit); moons: 5.5 / 7.2; without
 ``WIDEST`` up to 1.5e9 on Landmine cut to 2-3 rows.  Where ``H`` is
