@@ -53,8 +53,8 @@ like; School's round does not run by default), so an honest federation's
 pool is the plain sum to the bit.  A rogue scatter just under the bound is
 the strongest attack left: on Landmine two such nodes cost Perso-lin's
 newcomers what ``--attack`` reports (its docstring); with few rows the
-bound is wider (``exp(5 s)`` is 4-12 at ``d`` 9-32, about 90 at ``d = 3``, ``WIDEST`` at ``d`` 1-2:
-the honest sizes are that spread).
+bound is wider (``exp(5 s)`` is 4-12 at ``d`` 9-32, about 90 at ``d =
+3``, ``WIDEST`` at ``d`` 1-2: the honest sizes are that spread).
 """
 
 import numpy as np
