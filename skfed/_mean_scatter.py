@@ -36,11 +36,12 @@ min(WIDEST, max(CAP, exp(SPREAD * s)))`` with ``s`` the spread of the ``log r`` 
 normalized median absolute deviation): a node of ``m`` rows sends a
 scatter of rank ``m - 1`` at most, whose size is a chi-square-like draw
 of ``m - 1`` degrees of freedom, so with nodes of 2-3 rows honest sizes
-reach 5-30 times the median (``benchmarks/new_nodes_maha_small_nodes.py``;
-the fixed limit left out 4,810 honest nodes of its families on seeds 0-2,
-this one only School's, see below).  A node of one row sends a zero
-scatter, which adds nothing and is left out of both medians (with most
-nodes of one row they were 0).  With ``q`` rogue nodes of ``n`` the
+reach 5-30 times the median, up to 123 with 20-row nodes among 2-row
+ones (``benchmarks/new_nodes_maha_small_nodes.py``; the fixed limit left
+out 4,810 honest nodes of its families on seeds 0-2, this one only
+School's, see below).  A node of one row sends a zero scatter, which adds
+nothing and is left out of both medians (with most nodes of one row they
+were 0).  With ``q`` rogue nodes of ``n`` the
 pool then lies between ``H - h`` and ``H + q c M`` in the Loewner order
 (``H`` the honest sum, ``h`` that of the honest nodes left out), whatever
 they send, as long as fewer than half the nodes are rogue: the medians (of ``M``, ``r``, the masses
@@ -79,7 +80,8 @@ CAP = 4.0
 SPREAD = 5.0
 FEW_ROWS = 20.0
 # ... and at most to WIDEST times the median size (honest nodes measured at
-# most 85 times the median: nodes of 20 rows among nodes of 2, seeds 0-2).
+# most 85 times the median: nodes of 20 rows among nodes of 2, seeds 0-2;
+# 111 and 123 on seeds 3-11 and 12-20).
 WIDEST = 128.0
 # The median scatter's eigenvalues are floored at this share of its largest
 # when sizing a node (a rogue's variance where honest nodes have none counts
