@@ -66,8 +66,9 @@ Largest honest size over the median: 85 (2- and 20-row nodes mixed, seeds
 (12-20), the same mixed 30-node federations: under 128, but with little
 room.  Landmine, moons, related-* as they are: none left out by any
 rule; Landmine's 300-row nodes keep the fixed limit (its joins and bytes
-identical to the digit, Perso-lin and MOCHA seeds 0-2: ``new_nodes_maha_landmine.py --families persolin,mocha --seeds
-0,1,2 --no-baselines`` before and after).
+identical to the digit, Perso-lin and MOCHA seeds 0-2:
+``new_nodes_maha_landmine.py --families persolin,mocha --seeds 0,1,2
+--no-baselines`` before and after).
 
 Attacks (``--attacks``, seeds 0-2, q = 3 of 30; the synthetic run was
 stopped after the isotropic families, ``--real-only`` for the real ones):
