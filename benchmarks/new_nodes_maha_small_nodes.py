@@ -38,35 +38,34 @@ the pool, ``H`` the honest sum; 1 = no effect)::
 Results (2026-11-29, scatter32; one BLAS thread, nice, shared machine)
 ----------------------------------------------------------------------
 
-Honest nodes left out, summed over the 120 synthetic and 14 real
+Honest nodes left out, summed over the 240 synthetic and 14 real
 families (``--families``), per rule; the choice was made on seeds 0-2,
 first between the spread of the upper half of the log sizes (``(Q_0.75 -
 median) / 0.6745``, :func:`limit_upper`) and their MAD, at K = 3, 4, 5::
 
-    rule                      seeds 0-2   seeds 3-11        seeds 12-20
-    fixed 4 x median          4,810       SYN311F + 334     13,981
-    upper-half spread, K=5    32          7 + 52            64
-    MAD, K=4                  37          11 + 52           68
-    MAD, K=5 (library)        32          1 + 52            57
+    rule                      seeds 0-2   seeds 3-11   seeds 12-20
+    fixed 4 x median          4,810       13,764       13,981
+    upper-half spread, K=5    32          63           64
+    MAD, K=4                  37          67           68
+    MAD, K=5 (library)        32          53           57
 
-(seeds 3-11: synthetic + real, the real ones from ``--real-only``.)  The
-library's rule leaves out only School's nodes (32 / 52 / 57) and, on seeds
-3-11, one node of one synthetic federation (30 nodes of 5 rows, ``d =
-32``, seed 10: 1.39 times its limit).  (School: its binary features 12
-and 13 vary inside a few schools and inside no median school, so those
-schools look like a rotated rogue scatter, 8-40 times the median; 111
-nodes of about 110 rows, so the fixed limit applies; School's round does
-not run by default.)  The upper-half
-spread at K=5 passed seeds 0-2 but left out 7 honest nodes on seeds 3-11
-and 12-20 (its quartile is noisy with 30 nodes): the library takes the MAD
-at K=5, the smallest K that left no node of seeds 0-2 out (chosen after
-the first look at seeds 3-11, so seeds 12-20 are the untouched check).
-Largest honest size over the median: 85 (2- and 20-row nodes mixed, seeds
-0-2), hence ``WIDEST = 128``; on the fresh blocks 111 (3-11) and 123
-(12-20), the same mixed 30-node federations: under 128, but with little
-room.  Landmine, moons, related-* as they are: none left out by any
-rule; Landmine's 300-row nodes keep the fixed limit (its joins and bytes
-identical to the digit, Perso-lin and MOCHA seeds 0-2:
+(School's 32 / 52 / 57 nodes are in every row.) The library's rule leaves
+out only School's nodes and, on seeds 3-11, one node of one synthetic
+federation (30 nodes of 5 rows, ``d = 32``, seed 10: 1.39 times its limit).
+(School: its binary features 12 and 13 vary inside a few schools and inside
+no median school, so those schools look like a rotated rogue scatter, 8-40
+times the median; 111 nodes of about 110 rows, so the fixed limit applies;
+School's round does not run by default.) The upper-half spread at K=5
+passed seeds 0-2 but left out 11 and 7 honest nodes besides School's on
+seeds 3-11 and 12-20 (its quartile is noisy with 30 nodes): the library
+takes the MAD at K=5, the smallest K that left no node but School's out
+on seeds 0-2 (chosen after the first look at seeds 3-11, so seeds 12-20 are the
+untouched check). Largest honest size over the median: 85 (2- and 20-row
+nodes mixed, seeds 0-2), hence ``WIDEST = 128``; on the fresh blocks 111
+(3-11) and 123 (12-20), the same mixed 30-node federations: under 128, but
+with little room. Landmine, moons, related-* as they are: none left out by
+any rule; Landmine's 300-row nodes keep the fixed limit (its joins and
+bytes identical to the digit, Perso-lin and MOCHA seeds 0-2:
 ``new_nodes_maha_landmine.py --families persolin,mocha --seeds 0,1,2
 --no-baselines`` before and after).
 
