@@ -6,10 +6,10 @@ against the median scatter is a chi-square-like draw of ``m - 1`` degrees of
 freedom: with the median node at 2-3 rows, honest sizes reach 5-30 times
 the median (``benchmarks/new_nodes_maha_small_nodes.py``), over the fixed
 limit of 4.  When the median mass the hub holds is at most ``FEW_ROWS``
-the limit widens to ``exp(SPREAD * s)`` times the median, ``s`` the spread
-of the log sizes (normalized median absolute deviation).  References: NumPy sums of the honest
-scatters, and a NumPy version of the sizes and the limit for the bound
-``P <= H + q c M`` in the Loewner order.
+the limit widens to ``min(WIDEST, exp(SPREAD * s))`` times the median,
+``s`` the spread of the log sizes (normalized median absolute deviation).
+References: NumPy sums of the honest scatters, and a NumPy version of the
+sizes and the limit for the bound ``P <= H + q c M`` in the Loewner order.
 """
 
 import numpy as np
