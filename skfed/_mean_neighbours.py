@@ -33,7 +33,7 @@ neighbours help it (the *gate*), and only then do newcomers use them.
    ``n - 1`` messages): ``t = mean(g) / (std(g, ddof=1) / sqrt(n))`` (``+-inf``
    when every gain is the same non-zero value, 0 when all are zero).
 
-5. (open gate, ``PLACEMENT == "mahalanobis"``, at most 32 features) every
+5. (open gate, at most ``WHITEN_MAX_FEATURES`` = 32 features) every
    node but the hub sends the hub its within-node scatter once (``d (d +
    1) / 2`` float64, ``n - 1`` messages); the hub pools them, each bounded
    against rogue nodes, and keeps the map of their inverse
@@ -77,7 +77,7 @@ the newcomer's block solved scores the same to 0.01: its confidence is
 small).  Measured: ``benchmarks/new_nodes_persolin_mean_neighbours.py``
 (its docstring) and the Perso-lin section of the boosting user guide.
 
-**Mahalanobis placement** (maha28, ``PLACEMENT``).  A ``k``-sample mean is
+**Mahalanobis placement** (maha28).  A ``k``-sample mean is
 noisy along the directions where features vary within a node; ranking by
 ``(a - b)^T S^+ (a - b)`` weighs them by that spread (Dada's dada27 rule).
 Landmine, newcomers' accuracy Mahalanobis minus Euclidean at k = 5 / 10 /
@@ -88,7 +88,8 @@ tasks whose clusters shift the features (``clustered-shifted*``, seeds
 0-5): +0.04 .. +0.07 isotropic, +4.3 / +1.2 / +0.4 with mixed features;
 closed (so unchanged) on rotated moons, related-*, shifted-alike.  The
 scatter round costs 0.3 % of a Landmine fit's bytes; the join's bytes are
-the same.
+the same.  (The Euclidean placement it is measured against is the join
+without the hub's map: the benchmark drops it from a fitted copy.)
 """
 
 import math
@@ -104,9 +105,6 @@ N_NEAREST = 5
 # The gate opens when the mean gain's t statistic exceeds this.
 GATE_T = 3.0
 JOIN_NEIGHBOURS = ("auto", "graph")
-# Perso-lin's nearest query after an open gate: "mahalanobis" (the pooled
-# within-node scatter, skfed._mean_scatter) or "euclidean".
-PLACEMENT = "mahalanobis"
 # The hub's nearest queries scan all rows up to this many nodes or above this
 # many features, else go through a KD-tree (benchmarks/mean_neighbours_scale.py).
 BRUTE_MAX_NODES = 64
@@ -438,11 +436,12 @@ def fit_gate(est, state, simulation, spec):
     gate = run_gate(state.X, state.Y, state.sw, state.offsets, state.raw_X, models,
                     simulation)
     whiten = None
-    if gate["open"] and PLACEMENT == "mahalanobis":  # (skfed._mean_scatter)
+    if gate["open"]:  # (skfed._mean_scatter)
         from ._mean_scatter import whitening_round
         whiten = whitening_round(state.raw_X, state.sw, state.offsets,
                                  node_means(state.raw_X, state.sw, state.offsets)[0],
-                                 np.float64, simulation, hub_means=gate["means"])
+                                 np.float64, simulation, hub_means=gate["means"],
+                                 hub_masses=gate["masses"])
     before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}

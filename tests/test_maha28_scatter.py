@@ -13,7 +13,6 @@ import copy
 import numpy as np
 import pytest
 
-from skfed import _mean_neighbours as mn
 from skfed import _mean_scatter as ms
 from skfed.boosting import PersonalizedLinearClassifier
 from skfed.multitask import FederatedMultiTaskClassifier
@@ -143,8 +142,9 @@ def test_persolin_map_placement_and_bytes(monkeypatch):
     np.testing.assert_allclose(
         joined._full_coef()[n], np.tensordot(masses[near] / masses[near].sum(),
                                              clf._full_coef()[near], axes=1), rtol=1e-12)
-    # Euclidean: no scatter sent, the fit's models bit-identical
-    monkeypatch.setattr(mn, "PLACEMENT", "euclidean")
+    # Euclidean (the scatter round off): no scatter sent, the fit's models
+    # bit-identical
+    monkeypatch.setattr(ms, "WHITEN_MAX_FEATURES", 0)
     plain = _persolin(X, y, g)
     assert plain._join_info["feature_map"] is None
     np.testing.assert_array_equal(plain.coef_, clf.coef_)

@@ -21,13 +21,14 @@ held-out family of the project) the median is 0 or nearly singular:
 
 References: NumPy sums of the honest scatters.  Fixed (lead) for the first
 three: zero scatters (one-row nodes) are left out of the median scatter and
-of the median size.  Still a strict xfail: the Perso-lin fit of 2-3-row
-nodes, whose rank-1 and rank-2 scatters are sized against a median of
-low-rank ones (needs a rank-aware sizing, measured on the families).
+of the median size.  Fixed (scatter32) for the last: the Perso-lin fit
+of 2-3-row nodes, whose rank-1 and rank-2 scatters are sized against a
+median of low-rank ones; with the median mass at most ``FEW_ROWS`` the
+hub's limit widens by the spread of the sizes (``size_limit``;
+``tests/test_scatter32_small_nodes.py``).
 """
 
 import numpy as np
-import pytest
 
 from skfed._mean_scatter import pool_scatters
 
@@ -45,6 +46,23 @@ def _rogue():
     bad = np.zeros((D, D))
     bad[0, 0] = 1e6
     return bad[IU]
+
+
+def small_nodes(seed):
+    """30 nodes of 2-3 rows (every third has 3), two terrains told apart by
+    feature 0, feature 2 correlated with feature 1, opposite label rules:
+    per-node lists ``X``, ``y``, ``groups``."""
+    rng = np.random.RandomState(seed)
+    X, y, g = [], [], []
+    for k in range(30):
+        r = 2 if k % 3 else 3
+        x = rng.normal(size=(r, 3))
+        x[:, 0] += 3 * (k % 2)
+        x[:, 2] = 2 * x[:, 1] + 0.5 * rng.normal(size=r)
+        X.append(x)
+        y.append(((x[:, 1] > 0) if k % 2 else (x[:, 1] < 0)).astype(int))
+        g.append(np.full(r, k))
+    return X, y, g
 
 
 def test_bound_holds_with_multi_row_nodes():
@@ -79,7 +97,6 @@ def test_honest_two_row_nodes_are_kept():
     np.testing.assert_allclose(pooled[IU], honest.sum(axis=0), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="honest small nodes' scatters left out of the pool")
 def test_persolin_honest_small_nodes_pool_is_the_plain_sum(monkeypatch):
     # an honest Perso-lin fit (no rogue node) of 30 nodes of 2-3 rows whose
     # gate opens: the hub leaves out 4 of the 30 scatters (seeds 1-3: 3, 4, 1)
@@ -89,22 +106,13 @@ def test_persolin_honest_small_nodes_pool_is_the_plain_sum(monkeypatch):
     factors = []
     original = ms.pool_scatters
 
-    def spy(tri, d, cap=ms.CAP):
-        out = original(tri, d, cap)
+    def spy(tri, d, cap=ms.CAP, masses=None):
+        out = original(tri, d, cap, masses)
         factors.append(out[1])
         return out
 
     monkeypatch.setattr(ms, "pool_scatters", spy)
-    rng = np.random.RandomState(2)
-    X, y, g = [], [], []
-    for k in range(30):
-        r = 2 if k % 3 else 3
-        x = rng.normal(size=(r, 3))
-        x[:, 0] += 3 * (k % 2)
-        x[:, 2] = 2 * x[:, 1] + 0.5 * rng.normal(size=r)
-        X.append(x)
-        y.append(((x[:, 1] > 0) if k % 2 else (x[:, 1] < 0)).astype(int))
-        g.append(np.full(r, k))
+    X, y, g = small_nodes(2)
     clf = PersonalizedLinearClassifier(random_state=0).fit(
         np.vstack(X), np.concatenate(y), groups=np.concatenate(g))
     assert clf.newcomer_rule_ == "features" and len(factors) == 1

@@ -30,9 +30,11 @@ rotated moons 1.7 %, related-* 0.8-2.1 %.
 After an open gate the scatter round of the one-class join's Mahalanobis
 placement is :func:`skfed._mean_scatter.whitening_round`, the one Perso-lin
 and MOCHA use: its hub keeps the positive part of each received scatter
-and leaves out one over ``CAP`` times the median node's size (rogue
-nodes), which leaves an honest fit's map the plain sum's, bit for bit
-(Landmine seeds 0 and 3: the same map, predictions and bytes).
+and leaves out one over the size limit
+(:func:`skfed._mean_scatter.size_limit`, given the masses the hub holds
+from step 1: ``CAP`` times the median node's size, wider with nodes of
+few rows; rogue nodes), which leaves an honest fit's map the plain sum's,
+bit for bit (Landmine seeds 0 and 3: the same map, predictions and bytes).
 """
 
 import numpy as np
@@ -113,7 +115,8 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
                           lambda i: (total - shares[i]) / (mass_total - seen_masses[i]))
     is_open = bool(t > GATE_T)
     whiten = (whitening_round(raw_X, sw, offsets, own_means, dtype, sim,
-                              max_features=WHITEN_MAX_FEATURES, hub_means=seen_means)
+                              max_features=WHITEN_MAX_FEATURES, hub_means=seen_means,
+                              hub_masses=seen_masses)
               if is_open else None)
     return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": is_open,
             "m": int(m), "means": seen_means, "masses": seen_masses, "whiten": whiten}
