@@ -212,8 +212,10 @@ class FeatureNeighbours:
         # open: the nodes' within-node scatters pooled at the server, the
         # shared round's map (skfed._mean_scatter; every node sends, counted
         # by count: the server is no node)
+        # (the masses it holds size the rogue bound: skfed._mean_scatter.size_limit)
         self.whiten = (whitening_round(Z[:, :n_features], sw, offsets, self.means,
-                                       SCATTER_DTYPE, None) if self.open else None)
+                                       SCATTER_DTYPE, None, hub_masses=self.weights)
+                       if self.open else None)
 
     def centres(self, W, Z, offsets, sw):
         """Each newcomer's centre ``(P, n_new, d')``: the weighted mean of
