@@ -380,8 +380,10 @@ class GroupScorer(_MetadataRequester):
 
     def set_score_request(self, **kwargs):
         """Choose which metadata the scorer receives (``groups``, ``sample_weight``)."""
+        # On the instance's own request: _get_metadata_request() returns a copy,
+        # so a request added there would be silently lost.
         for param, alias in kwargs.items():
-            self._get_metadata_request().score.add_request(param=param, alias=alias)
+            self._metadata_request.score.add_request(param=param, alias=alias)
         return self
 
     def __repr__(self):
