@@ -1,6 +1,8 @@
 """make_group_scorer(average="nodes"): the mean per-node metric, against a NumPy loop."""
 
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -321,3 +323,31 @@ def test_group_column_by_name_and_bad_input(classification):
     with pytest.raises(ValueError, match="groups has 3 entries"):
         make_group_scorer(average="nodes")(model, test, yt, groups=gt[:3])
     assert "average='nodes'" in repr(make_group_scorer(average="nodes"))
+
+
+def test_user_guide_example_runs_and_gives_its_numbers():
+    """The node-average block of doc/user_guide/model_selection.rst, with its comments."""
+    page = Path(__file__).resolve().parents[1] / "doc" / "user_guide" / "model_selection.rst"
+    if not page.exists():
+        pytest.skip("doc/user_guide/model_selection.rst is not in this checkout")
+    lines = page.read_text().splitlines()
+    start = lines.index("**Pooled or per-node score.**  A scorer from")
+    start = lines.index(".. code-block:: python", start) + 1
+    body = []
+    for line in lines[start:]:
+        if line.strip() and not line.startswith("   "):
+            break
+        body.append(line[3:])
+    source = "\n".join(body)
+    namespace = {}
+    exec(compile(source, str(page), "exec"), namespace)
+    checked = 0
+    for line in body:
+        match = re.match(r"(.+?)\s*#\s*\[([-\d. ]+)\]\s*$", line)
+        if match:
+            value = eval(match.group(1), namespace)
+            expected = np.array(match.group(2).split(), dtype=float)
+            np.testing.assert_allclose(value, expected, atol=1e-12)
+            checked += 1
+    assert checked == 2
+    assert namespace["search"].best_params_ == {"estimator__C": 1.0}
