@@ -913,6 +913,11 @@ class FederatedClassifierMixin(ClassifierMixin):
     def score(self, X, y, groups=None, sample_weight=None):
         """Mean accuracy of ``predict(X, groups)`` against ``y``.
 
+        Pooled over all rows, as scikit-learn's ``score``: a node weighs in
+        proportion to its rows.  For the mean over the nodes of each node's
+        accuracy (what the user guide reports) score with
+        ``make_group_scorer(average="nodes")`` (:mod:`skfed.model_selection`).
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -933,6 +938,11 @@ class FederatedRegressorMixin(RegressorMixin):
 
     def score(self, X, y, groups=None, sample_weight=None):
         """Coefficient of determination of ``predict(X, groups)``.
+
+        Pooled over all rows, as scikit-learn's ``score``: a node weighs in
+        proportion to its rows.  For the mean over the nodes of each node's
+        R^2 score with ``make_group_scorer(r2_score, average="nodes")``
+        (:mod:`skfed.model_selection`).
 
         Parameters
         ----------

@@ -470,7 +470,10 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         return self._per_node(X, groups, decision, shape)
 
     def score(self, X, y, groups=None, sample_weight=None):
-        """Accuracy (classifier) or R^2 (regressor) of the per-node predictions.
+        """Accuracy (classifier) or R^2 (regressor) of the per-node predictions, pooled.
+
+        Pooled over all rows as scikit-learn's ``score``; the mean over the nodes is
+        ``make_group_scorer(average="nodes")`` (:mod:`skfed.model_selection`).
 
         Parameters
         ----------

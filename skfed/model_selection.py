@@ -28,6 +28,7 @@ import numbers
 import warnings
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.model_selection._split import BaseCrossValidator
@@ -35,7 +36,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metadata_routing import MetadataRequest
 from sklearn.utils.multiclass import type_of_target
 
-from ._base import check_groups
+from ._base import _split_group_column, check_groups
 from ._compat import _MetadataRequester
 
 __all__ = [
@@ -295,14 +296,19 @@ class GroupScorer(_MetadataRequester):
 
     Build it with :func:`make_group_scorer`.  Called as
     ``scorer(estimator, X, y, groups=None, sample_weight=None)``.  It
-    requests ``groups`` by default under metadata routing.
+    requests ``groups`` by default under metadata routing.  With
+    ``average="nodes"`` the score is the unweighted mean over the nodes of
+    the scored rows of the metric computed on each node's own rows.
     """
 
-    def __init__(self, score_func, *, response_method="predict", sign=1, kwargs=None):
+    def __init__(self, score_func, *, response_method="predict", sign=1, kwargs=None,
+                 average="samples", group_column=None):
         self.score_func = score_func
         self.response_method = response_method
         self.sign = sign
         self.kwargs = kwargs or {}
+        self.average = average
+        self.group_column = group_column
         # Like scikit-learn's scorers, the requests live on the instance; node
         # ids are requested by default, sample weights on demand.
         self._metadata_request = MetadataRequest(owner=type(self).__name__)
@@ -334,27 +340,113 @@ class GroupScorer(_MetadataRequester):
                 f"{type(estimator).__name__} has none of the response methods "
                 f"{methods} the scorer needs{why}"
             )
+        # Node ids for the per-node average are resolved before predicting, so
+        # a missing id is reported as such, not as a prediction error.
+        nodes = self._scored_node_ids(estimator, X, groups) if self.average == "nodes" else None
         y_pred = method(X, groups=groups)
         if methods[0] in ("predict_proba",) and y_pred.ndim == 2 and y_pred.shape[1] == 2:
             y_pred = y_pred[:, 1]
         score_kwargs = {**self.kwargs, **kwargs}
-        if sample_weight is not None:
-            score_kwargs["sample_weight"] = sample_weight
-        return self.sign * self.score_func(y_true, y_pred, **score_kwargs)
+        if nodes is None:
+            if sample_weight is not None:
+                score_kwargs["sample_weight"] = sample_weight
+            return self.sign * self.score_func(y_true, y_pred, **score_kwargs)
+        return self.sign * _mean_over_nodes(
+            self.score_func, y_true, y_pred, nodes, sample_weight, score_kwargs
+        )
+
+    def _scored_node_ids(self, estimator, X, groups):
+        """Node id of every scored row: ``groups``, else a column of ``X``."""
+        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+        groups = check_groups(groups, n_samples)
+        if groups is not None:
+            return groups
+        column, name = self.group_column, "group_column"
+        if column is None:
+            # The scored estimator's own node-id column; a Pipeline's steps may
+            # move columns, so it must name the column on the scorer.
+            column = getattr(estimator, "group_column", None)
+            name = f"{type(estimator).__name__}.group_column"
+        if column is None:
+            raise ValueError(
+                'make_group_scorer(average="nodes") needs the node id of every scored '
+                "sample and got none: route groups to the scorer (metadata routing, "
+                "on by default for this scorer) or set the scorer's group_column to the "
+                "column of X that holds them (a Pipeline's estimator's group_column is "
+                "not looked up)."
+            )
+        ids, _ = _split_group_column(X, column)
+        return check_groups(ids, n_samples, name=name)
 
     def set_score_request(self, **kwargs):
         """Choose which metadata the scorer receives (``groups``, ``sample_weight``)."""
+        # On the instance's own request: _get_metadata_request() returns a copy,
+        # so a request added there would be silently lost.
         for param, alias in kwargs.items():
-            self._get_metadata_request().score.add_request(param=param, alias=alias)
+            self._metadata_request.score.add_request(param=param, alias=alias)
         return self
 
     def __repr__(self):
         name = getattr(self.score_func, "__name__", repr(self.score_func))
-        return f"make_group_scorer({name}, response_method={self.response_method!r})"
+        extra = ""
+        if self.average != "samples":
+            extra += f", average={self.average!r}"
+        if self.group_column is not None:
+            extra += f", group_column={self.group_column!r}"
+        return f"make_group_scorer({name}, response_method={self.response_method!r}{extra})"
+
+
+def _mean_over_nodes(score_func, y_true, y_pred, nodes, sample_weight, score_kwargs):
+    """Unweighted mean over the nodes in ``nodes`` of each node's own score."""
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    n_samples = len(nodes)
+    if y_true.shape[0] != n_samples or y_pred.shape[0] != n_samples:
+        raise ValueError(
+            f"y has {y_true.shape[0]} rows and the predictions {y_pred.shape[0]}, but "
+            f"there are {n_samples} node ids."
+        )
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight)
+        if sample_weight.shape != (n_samples,):
+            raise ValueError(
+                f"sample_weight has shape {sample_weight.shape}; expected ({n_samples},), "
+                "one weight per scored sample."
+            )
+    labels, codes = np.unique(nodes, return_inverse=True)
+    name = getattr(score_func, "__name__", repr(score_func))
+    scores = np.empty(len(labels))
+    for k, label in enumerate(labels.tolist()):
+        rows = np.flatnonzero(codes == k)
+        node_kwargs = dict(score_kwargs)
+        if sample_weight is not None:
+            node_kwargs["sample_weight"] = sample_weight[rows]
+        where = (
+            f"node {label!r} ({len(rows)} scored row(s), "
+            f"{len(np.unique(y_true[rows]))} distinct target value(s))"
+        )
+        with warnings.catch_warnings():
+            # An undefined per-node metric becomes the error below, which names
+            # the node, instead of a warning and a NaN mean.
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            try:
+                value = float(score_func(y_true[rows], y_pred[rows], **node_kwargs))
+            except ValueError as error:
+                raise ValueError(f"{name} failed on {where}: {error}") from error
+        if np.isnan(value):
+            raise ValueError(
+                f'{name} is undefined (NaN) on {where}, so average="nodes" has no '
+                "value: every node's scored rows must define the metric (e.g. both "
+                "classes for ROC AUC, two samples for R^2). Use larger or stratified "
+                'folds (WithinGroupKFold(stratify=True)), or average="samples".'
+            )
+        scores[k] = value
+    return float(scores.mean())
 
 
 def make_group_scorer(
-    score_func=accuracy_score, *, response_method="predict", greater_is_better=True, **kwargs
+    score_func=accuracy_score, *, response_method="predict", greater_is_better=True,
+    average="samples", group_column=None, **kwargs
 ):
     """Make a scorer that gives node ids to ``predict``.
 
@@ -362,7 +454,9 @@ def make_group_scorer(
     personalized model scored by them would be asked to predict without
     knowing each sample's node.  This scorer calls
     ``estimator.<response_method>(X, groups=groups)`` and then
-    ``score_func(y, y_pred, **kwargs)``.
+    ``score_func(y, y_pred, **kwargs)``, on all scored rows pooled
+    (``average="samples"``) or on each node's rows separately, then
+    averaged over the nodes (``average="nodes"``).
 
     Parameters
     ----------
@@ -376,6 +470,21 @@ def make_group_scorer(
     greater_is_better : bool, default=True
         False for losses (the score is negated, as in
         :func:`~sklearn.metrics.make_scorer`).
+    average : {"samples", "nodes"}, default="samples"
+        ``"samples"``: the metric on all scored rows pooled, as the
+        estimators' ``score`` computes it, so a big node weighs in
+        proportion to its rows.  ``"nodes"``: the unweighted mean, over the
+        nodes that have rows in the scored split, of the metric computed on
+        each node's own rows (sample weights, if routed, weigh rows within
+        their node only); this is the mean per-node accuracy the user guide
+        and the benchmarks report.  A node on whose rows the metric is
+        undefined (one class for ROC AUC, one row for R^2) raises an error
+        naming it.
+    group_column : int, str or None, default=None
+        With ``average="nodes"`` and no ``groups`` given to the scorer, the
+        column of the scored ``X`` that holds the node ids.  None uses the
+        scored estimator's own ``group_column`` (not a Pipeline's step's:
+        earlier steps may move columns).  ``groups``, when given, win.
     **kwargs
         Extra arguments for ``score_func``.
 
@@ -389,14 +498,47 @@ def make_group_scorer(
     >>> from skfed.model_selection import make_group_scorer
     >>> make_group_scorer(mean_squared_error, greater_is_better=False)
     make_group_scorer(mean_squared_error, response_method='predict')
+
+    The mean over the nodes gives a small node as much say as a big one:
+
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfed import LocalEstimator
+    >>> groups = np.array(["a"] * 8 + ["b"] * 2)
+    >>> X = np.array([0., 1, 2, 3, 4, 5, 6, 7, 0, 1]).reshape(-1, 1)
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 0])
+    >>> model = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    >>> X_test = np.array([[0.], [1], [6], [7], [0], [1]])
+    >>> g_test = np.array(["a"] * 4 + ["b"] * 2)
+    >>> y_test = np.array([0, 0, 1, 1, 0, 0])   # node a: 4 of 4 right, b: 1 of 2
+    >>> round(make_group_scorer()(model, X_test, y_test, groups=g_test), 4)   # 5 of 6
+    0.8333
+    >>> make_group_scorer(average="nodes")(model, X_test, y_test, groups=g_test)
+    0.75
     """
     if not callable(score_func):
         raise TypeError(f"score_func must be callable, got {score_func!r}.")
+    if not isinstance(average, str) or average not in ("samples", "nodes"):
+        raise ValueError(f'average must be "samples" or "nodes", got {average!r}.')
+    if group_column is not None and (
+        isinstance(group_column, bool) or not isinstance(group_column, (numbers.Integral, str))
+    ):
+        raise TypeError(
+            f"group_column must be an integer index, a column name or None, got "
+            f"{group_column!r}."
+        )
+    if group_column is not None and average != "nodes":
+        raise ValueError(
+            f'group_column={group_column!r} is used only with average="nodes" (the '
+            'estimator reads its own node-id column); set average="nodes" or drop it.'
+        )
     return GroupScorer(
         score_func,
         response_method=response_method,
         sign=1 if greater_is_better else -1,
         kwargs=kwargs,
+        average=average,
+        group_column=group_column,
     )
 
 
