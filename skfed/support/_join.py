@@ -14,7 +14,7 @@ from ..network import payload_bytes, resolve_network
 from ..privacy import check_privacy
 from ._intercepts import shrunk_intercepts
 from ._private import _balanced_reports
-from ._rules import _client_pass, wide_clients
+from ._rules import _client_pass, own_wide_clients, wide_clients
 
 
 class _JoinVoteMixin:
@@ -41,16 +41,19 @@ class _JoinVoteMixin:
                 UserWarning,
             )
 
-    def _join_wide(self, new_counts, d):
+    def _join_wide(self, new_counts, d, own_counts=None):
         """The very-wide switch the new clients' pass runs under.
 
         Decided as in the fit (:func:`~skfed.support._rules.wide_clients`
         of the answering clients' sizes), over every answering client after
         the join: the fitted clients that answered (their held sizes) and
         the new clients that answer (``new_counts``, drawn before the pass,
-        as in the fit).  Under a finite privacy budget the server holds no
-        sizes of the fitted clients, so the fit's own switch is kept.
+        as in the fit).  Under a finite privacy budget (``own_counts``:
+        every new client's size) each new client decides from its own size
+        (:func:`~skfed.support._rules.own_wide_clients`), as the fitted ones did.
         """
+        if own_counts is not None:
+            return own_wide_clients(own_counts, d)
         held = getattr(self, "_client_sizes", None)
         if held is None:
             fitted = getattr(self, "_wide", None)
@@ -123,7 +126,9 @@ class _JoinVoteMixin:
             sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
             # the fit's client rule: newcomers run the test the fitted clients ran
             wide_marginal=getattr(self, "_wide_marginal", False),
-            wide=self._join_wide(n_positive[answered_new], d),
+            wide=self._join_wide(
+                n_positive[answered_new], d,
+                n_positive if spec is not None and math.isfinite(spec.budget()[0]) else None),
         )
         packed_new[short] = 0
         if spec is None:

@@ -85,6 +85,11 @@ _SUPPORT_PUBLIC = {
     "randomized zeros instead of abstaining",
     "rogue_clients": "a rogue client corrupts its randomized bits "
     "(post-processing of its release)",
+    "parameters": "the estimator's parameters (alpha, threshold, auto_z, fwer, "
+    "rogue_tolerance, n_reported, vote, fit_intercept, privacy) and the number of "
+    "clients, which set the server's test and every client's rule; a client's own "
+    "number of samples chooses only its own test (its very-wide switch d > 20 n_i, "
+    "its controls), under its own randomized response, never another client's",
 }
 
 

@@ -35,6 +35,7 @@ from ._rules import (
     auto_rogue_tolerance,
     ols_client,
     null_selection_rate,
+    own_wide_clients,
     sign_centre_margin,
     small_client_warning,
     sketches_link,
@@ -316,7 +317,12 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # runs and its sketches link correlated features (public quantities;
         # joins reuse the choice).
         self._wide_marginal = self._marginal_when_wide(auto, spec, k < d, wide_counts, d)
-        self._wide = wide_clients(wide_counts, d)  # (a join under privacy keeps it)
+        if spec is not None and math.isfinite(spec.budget()[0]):
+            # Under privacy the sizes are not sent: each client decides from d
+            # and its own size, so no client's size changes another's test.
+            self._wide = own_wide_clients(n_positive, d)
+        else:
+            self._wide = wide_clients(wide_counts, d)
         packed, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
