@@ -58,11 +58,48 @@ FAMILIES = {
 }
 
 RULES = {
-    "own": None,  # the library's rule
-    "median": lambda n, d: np.full(len(n), _rules.wide_clients(n, d)),  # before privsupport33
+    # each client's own d > 20 n_i (privsupport33's first rule)
+    "own": lambda n, d: int(d) > _rules.GATE_OFF_FEATURES_PER_SAMPLE * np.asarray(n),
+    # the median of every client's size (before privsupport33; the rule without privacy)
+    "median": lambda n, d: np.full(len(n), _rules.wide_clients(n, d)),
     "never": lambda n, d: np.zeros(len(n), dtype=bool),
-    "always": lambda n, d: np.ones(len(n), dtype=bool),
+    "always": None,  # the library's rule under privacy (every client very wide)
 }
+
+
+def pass_with(rule):
+    """``_client_pass`` running each client under ``rule``'s switch: the
+    clients are split by their switch and each group passes with it."""
+    original = _rules._client_pass
+
+    def client_pass(X, y, w, offsets, lam, z, auto, center, n_jobs, n_positive=None,
+                    wide=None, **kwargs):
+        if RULES[rule] is None:
+            return original(X, y, w, offsets, lam, z, auto, center, n_jobs,
+                            n_positive=n_positive, wide=wide, **kwargs)
+        n_positive = np.asarray(n_positive, dtype=np.int64)
+        switch = RULES[rule](n_positive, X.shape[1])
+        nbytes = (X.shape[1] + 7) // 8
+        packed = np.zeros((len(n_positive), nbytes), dtype=np.uint8)
+        ols = np.zeros(len(n_positive), dtype=bool)
+        controls = np.zeros(len(n_positive), dtype=np.intp)
+        tested = np.tile(np.packbits(np.ones(X.shape[1], dtype=bool), bitorder="little"),
+                         (len(n_positive), 1))
+        for value in (False, True):
+            nodes = np.flatnonzero(switch == value)
+            if not len(nodes):
+                continue
+            rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in nodes])
+            sub = np.concatenate([[0], np.cumsum(np.diff(offsets)[nodes])]).astype(np.intp)
+            p, o, c, t = original(X[rows], y[rows], w[rows], sub, lam[nodes], z, auto, center,
+                                  n_jobs, n_positive=n_positive[nodes], wide=bool(value),
+                                  **kwargs)
+            packed[nodes], ols[nodes], controls[nodes] = p, o, c
+            if t is not None:
+                tested[nodes] = t
+        return packed, ols, controls, tested
+
+    return client_pass
 
 
 def _one_bit_rules():
@@ -89,9 +126,8 @@ def make_data(family, design, seed, gen):
 
 
 def fit(rule, X, y, groups, epsilon, seed):
-    own = _protocol.own_wide_clients
-    if RULES[rule] is not None:
-        _protocol.own_wide_clients = RULES[rule]
+    own = _protocol._client_pass
+    _protocol._client_pass = pass_with(rule)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -99,7 +135,7 @@ def fit(rule, X, y, groups, epsilon, seed):
                 privacy=DifferentialPrivacy(epsilon, delta=1e-6, insecure_noise_seed=seed),
                 random_state=seed).fit(X, y, groups=groups)
     finally:
-        _protocol.own_wide_clients = own
+        _protocol._client_pass = own
 
 
 def clean_rates(rule, X, y, groups, d):
@@ -108,11 +144,10 @@ def clean_rates(rule, X, y, groups, d):
     order = np.argsort(groups, kind="stable")
     counts = np.bincount(groups)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
-    wide = (_rules.own_wide_clients if RULES[rule] is None else RULES[rule])(counts, d)
-    packed, *_ = _rules._client_pass(
+    packed, *_ = pass_with(rule)(
         np.ascontiguousarray(X[order]), np.ascontiguousarray(y[order]), np.ones(len(y)),
         offsets, np.zeros(len(counts)), _rules.DEFAULT_AUTO_Z, True, True, None,
-        n_positive=counts, wide=wide)
+        n_positive=counts, wide=True)
     bits = np.unpackbits(packed, axis=1, bitorder="little")[:, :d]
     return bits.mean(axis=0)
 

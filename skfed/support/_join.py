@@ -14,7 +14,7 @@ from ..network import payload_bytes, resolve_network
 from ..privacy import check_privacy
 from ._intercepts import shrunk_intercepts
 from ._private import _balanced_reports
-from ._rules import _client_pass, own_wide_clients, wide_clients
+from ._rules import _client_pass, wide_clients
 
 
 class _JoinVoteMixin:
@@ -41,19 +41,19 @@ class _JoinVoteMixin:
                 UserWarning,
             )
 
-    def _join_wide(self, new_counts, d, own_counts=None):
+    def _join_wide(self, new_counts, d, private=False):
         """The very-wide switch the new clients' pass runs under.
 
         Decided as in the fit (:func:`~skfed.support._rules.wide_clients`
         of the answering clients' sizes), over every answering client after
         the join: the fitted clients that answered (their held sizes) and
         the new clients that answer (``new_counts``, drawn before the pass,
-        as in the fit).  Under a finite privacy budget (``own_counts``:
-        every new client's size) each new client decides from its own size
-        (:func:`~skfed.support._rules.own_wide_clients`), as the fitted ones did.
+        as in the fit).  Under a finite privacy budget (``private``) every
+        client runs the very-wide rule, as in the fit: no client's size is
+        read.
         """
-        if own_counts is not None:
-            return own_wide_clients(own_counts, d)
+        if private:
+            return True
         held = getattr(self, "_client_sizes", None)
         if held is None:
             fitted = getattr(self, "_wide", None)
@@ -128,7 +128,7 @@ class _JoinVoteMixin:
             wide_marginal=getattr(self, "_wide_marginal", False),
             wide=self._join_wide(
                 n_positive[answered_new], d,
-                n_positive if spec is not None and math.isfinite(spec.budget()[0]) else None),
+                spec is not None and math.isfinite(spec.budget()[0])),
         )
         packed_new[short] = 0
         if spec is None:

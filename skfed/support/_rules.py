@@ -181,33 +181,6 @@ def wide_clients(n_positive, d):
                 and d > GATE_OFF_FEATURES_PER_SAMPLE * float(np.median(n_positive)))
 
 
-def own_wide_clients(n_positive, d):
-    """Each client's own very-wide switch, ``d > GATE_OFF_FEATURES_PER_SAMPLE
-    * n_i`` (one bool per client): the rule under a finite privacy budget.
-
-    :func:`wide_clients` reads the median of every client's size, which a
-    private fit does not have: the sizes are not sent, and a switch read
-    from them would make one client's size change the test, so the
-    randomized bits, of the others (outside the client-level guarantee).
-    Here each client decides from ``d`` (public) and its own size (its own
-    data, covered by its own randomized response); with equal sizes both
-    rules agree.
-    """
-    return int(d) > GATE_OFF_FEATURES_PER_SAMPLE * np.asarray(n_positive, dtype=np.int64)
-
-
-def _per_client_rule(n_positive, d, center, marginal, wide):
-    """``(gate, controls)``, one of each per client, under each client's own
-    switch ``wide`` (:func:`own_wide_clients`): :func:`small_client_rule`
-    applied client by client."""
-    wide = np.asarray(wide, dtype=bool)
-    gate = np.where(wide, np.inf if marginal else WIDE_SPHERICITY_Z, PARTIAL_SPHERICITY_Z)
-    controls = np.where(
-        wide, n_controls(n_positive, d, center, WIDE_SAMPLES_PER_CONTROL),
-        n_controls(n_positive, d, center, _partial.PARTIAL_SAMPLES_PER_CONTROL))
-    return gate, controls
-
-
 def small_client_rule(n_positive, d, marginal=False, wide=None):
     """``(gate, samples_per_control)`` of the small-client rule for this fit.
 
@@ -344,17 +317,14 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
             need = partial_work_size(int(sizes[first:last][nodes].max()), d)
             if len(partial_work) < need:
                 partial_work = np.zeros(need)
-            # one call per gate (a single one unless each client has its own)
-            gates = gate[first:last][nodes] if np.ndim(gate) else np.full(len(nodes), gate)
-            for value in np.unique(gates):
-                args = (off, np.ascontiguousarray(nodes[gates == value]), controls[first:last],
-                        dof[first:last], tcrit_partial[first:last], tcrit_marginal[first:last],
-                        float(value), center, out[0], packed[first:last],
-                        used[first:last], sphericity[: last - first], partial_work)
-                if is_sparse:
-                    client_partial_csr(*csr, yb, wb, *args)
-                else:
-                    client_partial_dense(Xb, yb, wb, *args)
+            args = (off, nodes, controls[first:last], dof[first:last],
+                    tcrit_partial[first:last], tcrit_marginal[first:last],
+                    gate, center, out[0], packed[first:last],
+                    used[first:last], sphericity[: last - first], partial_work)
+            if is_sparse:
+                client_partial_csr(*csr, yb, wb, *args)
+            else:
+                client_partial_dense(Xb, yb, wb, *args)
             undefined = nodes[np.isnan(out[0][nodes]).any(axis=1)]
             if sign_seeds is None and len(undefined):
                 tested = _abstain(~np.isnan(out[0][undefined]), undefined + first,
@@ -660,8 +630,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
 
     ``wide_marginal``: very wide clients run the marginal test (the fit's
     choice, :func:`small_client_rule`); ``wide``: the fit's very-wide
-    switch (None: :func:`wide_clients` of ``n_positive``), or one bool per
-    node, each client's own (:func:`own_wide_clients`, under privacy).
+    switch (None: :func:`wide_clients` of ``n_positive``).
 
     Returns ``(packed, ols, controls, tested)`` with one row per node
     (``packed``: its bits; ``ols``: the nodes that used the OLS t-test;
@@ -708,12 +677,8 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
         tcrit = _critical_values(z, np.where(ols, df_ols, 0))
         # Every client may run the partial rule (an OLS client whose Gram
         # matrix turns out singular falls back to it).
-        if np.ndim(wide):  # each client's own switch (under privacy)
-            gate, controls = _per_client_rule(n_positive, d, center, wide_marginal, wide)
-            controls = controls.astype(np.intp)
-        else:
-            gate, per_control = small_client_rule(n_positive, d, wide_marginal, wide)
-            controls = n_controls(n_positive, d, center, per_control).astype(np.intp)
+        gate, per_control = small_client_rule(n_positive, d, wide_marginal, wide)
+        controls = n_controls(n_positive, d, center, per_control).astype(np.intp)
         dof = (n_positive - int(center)).astype(np.float64)
         tcrit_partial = _critical_values(z, dof - 1 - controls)
         tcrit_marginal = _critical_values(z, dof - 1)
@@ -732,7 +697,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
             np.ascontiguousarray(dof[first : last + 1]),
             np.ascontiguousarray(tcrit_partial[first : last + 1]),
             np.ascontiguousarray(tcrit_marginal[first : last + 1]),
-            gate[first : last + 1] if np.ndim(gate) else gate,
+            gate,
             None if seeds is None else seeds[first : last + 1],
             z,
         )
