@@ -23,8 +23,8 @@ bits are the same for 5 and 6 (control) and differ for 4 and 5 (clients
 7 and 8 at 8354eb6).  A fix keeps the switch off the sizes under privacy
 (a public rule, or each client's own size); the strict xfail asked that the
 other clients' bits do not depend on client 10's size.  Fixed by
-privsupport33: under privacy each client's switch is its own, ``d > 20
-n_i`` (``skfed.support._rules.own_wide_clients``).
+privsupport33: under privacy no size is read, every client runs the
+very-wide rule (benchmarks/support_private_width.py).
 """
 
 import warnings
