@@ -21,8 +21,10 @@ Here 10 clients of 4 or 6 samples and client 10 with 4, 5 or 6 samples, ``d
 not.  With the flips fixed by the testing switch, the other clients' sent
 bits are the same for 5 and 6 (control) and differ for 4 and 5 (clients
 7 and 8 at 8354eb6).  A fix keeps the switch off the sizes under privacy
-(a public rule, or each client's own size); the strict xfail asks that the
-other clients' bits do not depend on client 10's size.
+(a public rule, or each client's own size); the strict xfail asked that the
+other clients' bits do not depend on client 10's size.  Fixed by
+privsupport33: under privacy no size is read, every client runs the
+very-wide rule (benchmarks/support_private_width.py).
 """
 
 import warnings
@@ -59,8 +61,6 @@ def test_control_other_clients_bits_do_not_move_when_the_median_does_not():
     assert five.privacy_spent_[0] == six.privacy_spent_[0] <= 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="under privacy the very-wide switch still reads every "
-                   "client's size (median), so one client's size changes the others' tests")
 def test_other_clients_bits_do_not_depend_on_one_clients_size():
     four, five = _fit(4), _fit(5)
     np.testing.assert_array_equal(four.client_supports_[:10], five.client_supports_[:10])

@@ -59,12 +59,13 @@ def test_join_switch_reads_all_answering_clients(seed):
     np.testing.assert_array_equal(joined.client_supports_[new], full.client_supports_[new])
 
 
-def test_private_join_keeps_the_fit_switch():
-    # under a finite budget the server holds no fitted sizes: the fit's switch
+def test_private_join_runs_the_wide_rule():
+    # under a finite budget the server holds no sizes and reads none: every
+    # client, fitted or joining, runs the very-wide rule (privsupport33)
     X, y, groups, _ = _data()
     old = groups < len(OLD)
     est = _quiet(lambda: FederatedSupportRecovery(
         random_state=0, privacy=DifferentialPrivacy(epsilon=2.0)).fit(X[old], y[old], groups=groups[old]))
     assert getattr(est, "_client_sizes", None) is None
-    assert est._wide is False
-    assert est._join_wide(np.array(NEW), D) is False
+    assert est._wide is True  # although 200 <= 20 x 14
+    assert est._join_wide(np.array(NEW), D, private=True) is True

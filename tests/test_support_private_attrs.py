@@ -37,7 +37,8 @@ def test_private_fit_keeps_no_unsent_per_client_quantities():
     np.testing.assert_array_equal(free.n_controls_, plain.n_controls_)
     np.testing.assert_array_equal(free.support_, plain.support_)
     assert sorted(private.privacy_public_) == [
-        "answering_clients", "n_features", "reported_features", "rogue_clients"
+        "answering_clients", "n_features", "parameters", "reported_features",
+        "rogue_clients"
     ]
     assert "randomized zeros" in private.privacy_public_["answering_clients"]
     assert not hasattr(plain, "privacy_public_")

@@ -41,16 +41,19 @@ class _JoinVoteMixin:
                 UserWarning,
             )
 
-    def _join_wide(self, new_counts, d):
+    def _join_wide(self, new_counts, d, private=False):
         """The very-wide switch the new clients' pass runs under.
 
         Decided as in the fit (:func:`~skfed.support._rules.wide_clients`
         of the answering clients' sizes), over every answering client after
         the join: the fitted clients that answered (their held sizes) and
         the new clients that answer (``new_counts``, drawn before the pass,
-        as in the fit).  Under a finite privacy budget the server holds no
-        sizes of the fitted clients, so the fit's own switch is kept.
+        as in the fit).  Under a finite privacy budget (``private``) every
+        client runs the very-wide rule, as in the fit: no client's size is
+        read.
         """
+        if private:
+            return True
         held = getattr(self, "_client_sizes", None)
         if held is None:
             fitted = getattr(self, "_wide", None)
@@ -123,7 +126,9 @@ class _JoinVoteMixin:
             sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
             # the fit's client rule: newcomers run the test the fitted clients ran
             wide_marginal=getattr(self, "_wide_marginal", False),
-            wide=self._join_wide(n_positive[answered_new], d),
+            wide=self._join_wide(
+                n_positive[answered_new], d,
+                spec is not None and math.isfinite(spec.budget()[0])),
         )
         packed_new[short] = 0
         if spec is None:

@@ -85,6 +85,13 @@ _SUPPORT_PUBLIC = {
     "randomized zeros instead of abstaining",
     "rogue_clients": "a rogue client corrupts its randomized bits "
     "(post-processing of its release)",
+    "parameters": "the estimator's parameters (alpha, threshold, auto_z, fwer, "
+    "rogue_tolerance, n_reported, vote, fit_intercept, privacy) and the number of "
+    "clients, which set the server's test and every client's rule: every client "
+    "runs the very-wide small-client rule (its own sphericity gate at 0.5, one "
+    "control per 4 of its samples), whatever the other clients' sizes, which are "
+    "not sent; a client's own data choose only its own test, under its own "
+    "randomized response",
 }
 
 

@@ -316,7 +316,17 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # runs and its sketches link correlated features (public quantities;
         # joins reuse the choice).
         self._wide_marginal = self._marginal_when_wide(auto, spec, k < d, wide_counts, d)
-        self._wide = wide_clients(wide_counts, d)  # (a join under privacy keeps it)
+        if spec is not None and math.isfinite(spec.budget()[0]):
+            # Under privacy the sizes are not sent, and a switch read from
+            # them let one client's size change the others' tests (review32):
+            # every client runs the very-wide rule (a public constant).  Under
+            # the server's private test it beat the median rule and each
+            # client's own d > 20 n_i on every family measured, and equals
+            # the median rule where that one was wide
+            # (benchmarks/support_private_width.py).
+            self._wide = True
+        else:
+            self._wide = wide_clients(wide_counts, d)
         packed, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
