@@ -174,7 +174,8 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
     if rogue.any():
         stats = sim.corrupt_value_rows(stats, nodes)
     _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb + 1)))
-    mass = float(stats[:, nb].sum())
+    # (no mass is negative: a rogue's negated one counts 0, not minus an honest one)
+    mass = float(np.maximum(stats[:, nb], 0.0).sum())
     lam = 1.0 / mass
     D = 0.25 * np.abs(stats[:, :nb].sum(axis=0)) / mass
     D[:n_pen] += lam

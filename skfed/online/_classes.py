@@ -686,7 +686,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _NeighbourGateM
         scores = self.decision_function(X, groups)
         if scores.ndim == 1:
             p = np.exp(-np.logaddexp(0.0, -scores))  # sigmoid, no overflow
-            return np.column_stack([1.0 - p, p])
+            return np.column_stack([np.exp(-np.logaddexp(0.0, scores)), p])  # (not 1 - p)
         scores = scores - scores.max(axis=1, keepdims=True)
         e = np.exp(scores)
         return e / e.sum(axis=1, keepdims=True)
