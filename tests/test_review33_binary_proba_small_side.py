@@ -12,9 +12,8 @@ decision values, relative tolerance only.
 
 Fixed in the online learner (one line in skfed/online/_classes.py:
 the negative class is ``exp(-logaddexp(0, s))``).  MOCHA
-(skfed/multitask/_multiclass.py ``_proba``, the same ``1.0 - p``) is left
-as a strict xfail: skfed/multitask is another helper's this session; the
-same one-line change fixes it.
+(skfed/multitask/_multiclass.py ``_proba``, the same ``1.0 - p``) was a
+strict xfail, fixed by the lead the same way.
 """
 
 import warnings
@@ -43,8 +42,7 @@ def _fitted(kind):
 
 @pytest.mark.parametrize("kind", [
     "online",
-    pytest.param("mocha", marks=pytest.mark.xfail(
-        strict=True, reason="review33: MOCHA's negative class is 1 - p")),
+    "mocha",
 ])
 def test_both_classes_exact_on_confident_rows(kind):
     est, Xp = _fitted(kind)

@@ -64,7 +64,6 @@ def test_moderate_weights_move_the_newcomer(fitted):
     assert norms[1] > 2 * norms[0]
 
 
-@pytest.mark.xfail(strict=True, reason="review33: add_nodes has no C x weight bound")
 def test_join_refuses_weights_past_the_float32_bound(fitted):
     X, y, g = _data()
     new = g == 10

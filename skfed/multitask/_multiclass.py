@@ -200,9 +200,14 @@ class _MulticlassMixin:
         logistic probabilities normalized to sum to one."""
         scores = self._raw_decision(X, groups)
         if scores.shape[1] == 1:
-            p = np.exp(-np.logaddexp(0.0, -scores[:, 0]))  # sigmoid, no overflow
-            return np.column_stack([1.0 - p, p])
+            # sigmoid of each side, no overflow; each class exact where it is
+            # tiny (1 - p would round it to 0)
+            s = scores[:, 0]
+            return np.column_stack([np.exp(-np.logaddexp(0.0, s)), np.exp(-np.logaddexp(0.0, -s))])
         if getattr(self, "multi_class_", "ovr") == "multinomial":
             return softmax_proba(scores)
-        p = np.exp(-np.logaddexp(0.0, -scores))
+        # log-sigmoids shifted by the row's largest before exp: the ratios the
+        # normalization keeps, without 0 / 0 when every sigmoid underflows
+        q = -np.logaddexp(0.0, -scores)
+        p = np.exp(q - q.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
