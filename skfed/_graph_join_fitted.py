@@ -40,6 +40,26 @@ def newcomer_confidence(mass, max_mass):
     return np.minimum(mass / max_mass, NEWCOMER_CONFIDENCE_CAP)
 
 
+def first_answer_bytes(n_ok, estimator):
+    """Extra payload on the answers of one query round (row-major, as
+    ``cand[ok]``): the first answer of every newcomer that got one carries
+    the fit's mass summary (:func:`skfed._node_mass.summary_bytes`; the
+    newcomer reads its confidence ``m_n / max_mass`` and the join's light
+    and heavy thresholds from it).  A newcomer gets its first answers in one
+    round only: it stops asking once one came.
+
+    >>> from skfed import PersonalizedLinearClassifier
+    >>> first_answer_bytes(np.array([2, 0, 1]), PersonalizedLinearClassifier()).tolist()
+    [32, 0, 32]
+    """
+    from ._node_mass import mass_kind, summary_bytes
+
+    n_ok = np.asarray(n_ok, dtype=np.int64)
+    extra = np.zeros(int(n_ok.sum()), dtype=np.int64)
+    extra[(np.cumsum(n_ok) - n_ok)[n_ok > 0]] = summary_bytes(mass_kind(estimator))
+    return extra
+
+
 def row_sums(data, indptr):
     """Row sums of a CSR matrix, as SciPy's ``sum(axis=1)`` of one takes them.
 
