@@ -30,14 +30,17 @@ nodes' masses (``_mpi_graph_fit._prepare``) and count this same tree, each
 rank its own nodes' messages.
 
 A newcomer of ``add_nodes`` receives the summary with its first answer
-(:func:`summary_bytes`: ``8 s`` bytes more on one answer).  A rogue node may
-lie about its mass or, as a newcomer's first answerer, about the summary:
-the simulation keeps the honest values (its corruption model covers models
-and losses only).  A lie only rescales confidences: a claimed largest mass
-``M`` above the true one divides every honest confidence by ``M / max m``
-(step sizes and the graph's loss terms shrink alike, the ranking of
-candidates is unchanged); a smaller one caps the liar's own confidence at
-1 (``c_k <= 1``) and a newcomer's at ``NEWCOMER_CONFIDENCE_CAP``.
+(:func:`summary_bytes`: ``8 s`` bytes more on one answer; the posterior,
+shared and feature-mean joins send the largest mass alone, 8 bytes).  A
+rogue node may lie about its mass or, as a newcomer's first answerer, about
+the summary; the simulation keeps the honest values (its corruption model
+covers models and losses only), so rogue networks fit as before.  What a
+lie would do: a claimed largest mass ``M`` above the true one divides every
+confidence by ``M / max m`` (each node's data term weighs less against the
+graph's smoothing, as if every node held fewer samples); a smaller one is
+capped (``c_k <= 1``, a newcomer's at ``NEWCOMER_CONFIDENCE_CAP``).  No cheap
+bound is enforced: a node can only check that the largest mass is at least
+its own.
 """
 
 import numpy as np
