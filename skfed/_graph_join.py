@@ -127,7 +127,7 @@ from ._graph_join_fitted import (
     csr_of_pairs,
     join_random_state,
     join_simulation,
-    first_answer_bytes, join_rogue, newcomer_confidence, rogue_sent,
+    first_answer_bytes, join_rogue, newcomer_confidence, rogue_sent, share_joined_masses,
     row_sums,
 )
 from ._graph_join_steps import _step_blocks
@@ -647,6 +647,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         sim.counter.send_pairs(np.zeros(n_new, np.intp), (n_old + np.arange(n_new)).astype(np.intp),
                                np.full(n_new, down, dtype=np.int64))
         sim.counter.next_round()
+    share_joined_masses(sim, n_fit, n_old)  # (the mean mass over n_old, step 2b's rule)
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
     # What the candidates answer with: the models the graph was learned from
     # (a graph learned once), else their final models.

@@ -31,7 +31,11 @@ rank its own nodes' messages.
 
 A newcomer of ``add_nodes`` receives the summary with its first answer
 (:func:`summary_bytes`: ``8 s`` bytes more on one answer; the posterior,
-shared and feature-mean joins send the largest mass alone, 8 bytes).  A
+shared and feature-mean joins send the largest mass alone, 8 bytes).  The
+graph join's heavy-newcomer rule reads the mean over the fitted nodes and
+the earlier newcomers: before a join that follows others, each earlier
+newcomer sends its mass to fitted node 0, which sends the new mean to every
+other node (:func:`skfed._graph_join_fitted.share_joined_masses`).  A
 rogue node may lie about its mass or, as a newcomer's first answerer, about
 the summary; the simulation keeps the honest values (its corruption model
 covers models and losses only), so rogue networks fit as before.  What a

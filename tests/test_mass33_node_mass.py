@@ -127,34 +127,32 @@ def test_each_newcomer_receives_the_summary_once(cls, network, monkeypatch):
     assert counted.join_communication_.total_messages == silent.join_communication_.total_messages
 
 
-# A second join's heavy-newcomer rule reads the earlier newcomers' masses,
-# which no counted message carries (mass33, left open).
-#
-# Newcomers at least as heavy as the mean mass ``mean(confidence_[:n_old])
-# max_mass`` sample each other (``skfed/_graph_join.py`` step 2b,
-# ``skfed/_graph_join_batch.py``).  ``n_old`` counts the newcomers of earlier
-# joins, while the summary a newcomer receives with its first answer
-# (``skfed._node_mass``) is the fit's.  So a second join's messages depend on
-# the earlier newcomers' masses: shrinking their confidences (as if they held
-# 20 times fewer samples) changes which newcomers exchange models, hence the
-# bytes.  Counting it needs the running mean at every possible first
-# answerer (e.g. each newcomer reports its mass to fitted node 0, which
-# broadcasts the new mean: ``n_new (8 + h) + (K - 1)(8 + h)`` per join), or
-# the rule restricted to the fitted nodes (a change of second joins' models,
-# not measured).
-@pytest.mark.xfail(strict=True, reason="a second join's mean mass includes the earlier "
-                   "newcomers' masses, which reach it in no counted message")
-@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
-def test_second_join_messages_do_not_depend_on_uncounted_masses(cls):
+def test_a_later_join_counts_the_mean_mass_over_every_node(monkeypatch):
+    """The heavy-newcomer rule of a second join reads the mean mass over the
+    fitted nodes and the earlier newcomers: each earlier newcomer sends its
+    mass to fitted node 0, which sends the mean to every other node (one
+    float64 each), the models the same bits; a first join sends none."""
     X, y, g = _data(n_nodes=14, seed=2)
     fit, first, second = g < 8, (g >= 8) & (g < 10), g >= 10
-    est = cls(random_state=0, max_iter=60, join_neighbours="graph").fit(
-        X[fit], y[fit], groups=g[fit])
-    est.add_nodes(X[first], y[first], groups=g[first])
-    lighter = copy.deepcopy(est)
-    lighter.confidence_ = lighter.confidence_.copy()
-    lighter.confidence_[8:] *= 0.05          # the earlier newcomers 20 times lighter
-    est.add_nodes(X[second], y[second], groups=g[second])
-    lighter.add_nodes(X[second], y[second], groups=g[second])
-    assert (est.join_communication_.total_bytes
-            == lighter.join_communication_.total_bytes)
+    for cls in (DecentralizedBoostingClassifier, PersonalizedLinearClassifier):
+        est = cls(random_state=0, max_iter=60, join_neighbours="graph").fit(
+            X[fit], y[fit], groups=g[fit])
+        runs = []
+        for counted in (True, False):
+            with monkeypatch.context() as m:
+                if not counted:
+                    m.setattr(graph_join, "share_joined_masses", lambda *a: 0)
+                one = copy.deepcopy(est).add_nodes(X[first], y[first], groups=g[first])
+                bytes_first = one.join_communication_.total_bytes
+                one.add_nodes(X[second], y[second], groups=g[second])
+                runs.append((one, bytes_first, one.join_communication_))
+        (a, first_a, log_a), (b, first_b, log_b) = runs
+        np.testing.assert_array_equal(a._full_coef(), b._full_coef())
+        np.testing.assert_array_equal(a.collaboration_graph_.toarray(),
+                                      b.collaboration_graph_.toarray())
+        assert first_a == first_b                      # nothing before a first join
+        n_fit, n_old = 8, 10
+        n_messages = (n_old - n_fit) + (n_old - 1)
+        assert log_a.total_bytes - log_b.total_bytes == n_messages * (HEADER + 8)
+        assert log_a.total_messages - log_b.total_messages == n_messages
+        assert log_a.n_rounds == log_b.n_rounds + 1
