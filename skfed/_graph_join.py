@@ -96,7 +96,8 @@ newcomer's ballots (its non-zero counts, as a subtree's in the fit's vote)
 and the selection back to each newcomer; per candidate asked, a
 request (header only) and, if it answers, its model
 (:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
-bytes); after answers with local models, per neighbour a request and its
+bytes), a newcomer's first answer also the fit's mass summary (16 bytes for
+Dada, 32 for Perso-lin: :mod:`skfed._node_mass`); after answers with local models, per neighbour a request and its
 final model; per final neighbour one float64 weight.  Nothing else: the fitted
 nodes never step.  Under a finite ``privacy`` budget the losses are not
 sent (zeros, as in the fit), there is no peer scoring, and every local and
@@ -126,7 +127,7 @@ from ._graph_join_fitted import (
     csr_of_pairs,
     join_random_state,
     join_simulation,
-    join_rogue, newcomer_confidence, rogue_sent,
+    first_answer_bytes, join_rogue, newcomer_confidence, rogue_sent, share_joined_masses,
     row_sums,
 )
 from ._graph_join_steps import _step_blocks
@@ -646,6 +647,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         sim.counter.send_pairs(np.zeros(n_new, np.intp), (n_old + np.arange(n_new)).astype(np.intp),
                                np.full(n_new, down, dtype=np.int64))
         sim.counter.next_round()
+    share_joined_masses(sim, n_fit, n_old)  # (the mean mass over n_old, step 2b's rule)
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
     # What the candidates answer with: the models the graph was learned from
     # (a graph learned once), else their final models.
@@ -675,11 +677,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         sender = np.repeat(n_old + asking, n_candidates).astype(np.intp)
         sim.counter.send_pairs(sender, np.ascontiguousarray(cand.ravel(), dtype=np.intp),
                                np.zeros(cand.size, dtype=np.int64))
-        got = cand[ok]
-        sim.counter.send_pairs(np.ascontiguousarray(got, dtype=np.intp),
-                               sender[ok.ravel()],
-                               (answer_bytes[got] + _LOSS_DEGREE_BYTES).astype(np.int64))
-        n_ok = ok.sum(axis=1)
+        got, n_ok = cand[ok], ok.sum(axis=1)  # (first answers: + the fit's mass summary)
+        sim.counter.send_pairs(np.ascontiguousarray(got, dtype=np.intp), sender[ok.ravel()],
+                               (answer_bytes[got] + _LOSS_DEGREE_BYTES).astype(np.int64)
+                               + first_answer_bytes(n_ok, est))
         for i, k in enumerate(asking.tolist()):
             if n_ok[i]:
                 answered[k] = cand[i][ok[i]]

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import sparse
 
 from ._core._join_fast import forest_threshold
-from .network import NetworkSimulation, resolve_network
+from .network import NetworkSimulation, payload_bytes, resolve_network
 
 __all__ = ["NEWCOMER_CONFIDENCE_CAP", "connected_threshold", "csr_of_pairs",
            "join_random_state", "join_simulation", "join_rogue", "newcomer_confidence",
@@ -38,6 +38,55 @@ def newcomer_confidence(mass, max_mass):
     """``min(mass / max_mass, NEWCOMER_CONFIDENCE_CAP)`` (array or float):
     the newcomers' confidences at the fit's scale ``max_mass``."""
     return np.minimum(mass / max_mass, NEWCOMER_CONFIDENCE_CAP)
+
+
+def first_answer_bytes(n_ok, estimator):
+    """Extra payload on the answers of one query round (row-major, as
+    ``cand[ok]``): the first answer of every newcomer that got one carries
+    the fit's mass summary (:func:`skfed._node_mass.summary_bytes`; the
+    newcomer reads its confidence ``m_n / max_mass`` and the join's light
+    and heavy thresholds from it).  A newcomer gets its first answers in one
+    round only: it stops asking once one came.
+
+    >>> from skfed import PersonalizedLinearClassifier
+    >>> first_answer_bytes(np.array([2, 0, 1]), PersonalizedLinearClassifier()).tolist()
+    [32, 0, 32]
+    """
+    from ._node_mass import mass_kind, summary_bytes
+
+    n_ok = np.asarray(n_ok, dtype=np.int64)
+    extra = np.zeros(int(n_ok.sum()), dtype=np.int64)
+    extra[(np.cumsum(n_ok) - n_ok)[n_ok > 0]] = summary_bytes(mass_kind(estimator))
+    return extra
+
+
+def share_joined_masses(sim, n_fit, n_old):
+    """Before a join that follows others: the mean mass over every node.
+
+    The heavy-newcomer rule compares a newcomer with the mean mass of the
+    ``n_old`` nodes, earlier newcomers included, which the fit's summary
+    (:mod:`skfed._node_mass`) does not hold.  So each earlier newcomer sends
+    its mass to fitted node 0 (the root of the fit's exchange, which holds
+    the fitted nodes' sum), and node 0 sends the new mean to every other
+    node, whichever answers a newcomer first: one round of ``(n_old -
+    n_fit) + (n_old - 1)`` messages of one float64, reliable as the fit's
+    exchange (no draw).  Nothing before a first join (``n_old == n_fit``).
+
+    >>> from skfed import SimulatedNetwork
+    >>> sim = SimulatedNetwork().start(5)
+    >>> share_joined_masses(sim, 3, 5), sim.log().total_messages
+    (144, 6)
+    """
+    if n_old <= n_fit:
+        return 0
+    one = payload_bytes(n_float64=1)
+    late = np.arange(n_fit, n_old, dtype=np.intp)
+    others = np.arange(1, n_old, dtype=np.intp)
+    sim.counter.send_pairs(late, np.zeros(len(late), np.intp), np.full(len(late), one, np.int64))
+    sim.counter.send_pairs(np.zeros(len(others), np.intp), others,
+                           np.full(len(others), one, np.int64))
+    sim.counter.next_round()
+    return int(len(late) + len(others)) * (one + sim.counter.header_bytes)
 
 
 def row_sums(data, indptr):

@@ -257,19 +257,21 @@ def hub_answers(sim, means, targets, m, exclude=None):
             for k, t in enumerate(targets)]
 
 
-def hub_round(sim, means, targets, senders, m=N_NEAREST, up_floats=None):
+def hub_round(sim, means, targets, senders, m=N_NEAREST, up_floats=None, scale_floats=0):
     """Round(s) 1 of a feature-mean join: every newcomer (``senders``) sends
     its feature mean (``d`` float64) to the hub, fitted node 0, again in
     every round the hub is dropped; the active hub answers each with the
     ``m`` rows of ``means`` nearest its mean and their masses (``m`` int32
     and ``m`` float64; :func:`hub_answers`).  ``up_floats``: the mean's
-    size when ``targets`` are the hub's map of it (default ``d``).  Returns
+    size when ``targets`` are the hub's map of it (default ``d``);
+    ``scale_floats``: float64 more in the answer (the fit's largest node
+    mass, :mod:`skfed._node_mass`, for a Dada / Perso-lin join).  Returns
     the chosen indices, one array per newcomer."""
     senders = np.asarray(senders, dtype=np.intp)
     hub = np.zeros(len(senders), np.intp)
     up = np.full(len(senders), payload_bytes(
         n_float64=means.shape[1] if up_floats is None else up_floats), np.int64)
-    down = np.full(len(senders), payload_bytes(n_float64=m, n_int32=m), np.int64)
+    down = np.full(len(senders), payload_bytes(n_float64=m + scale_floats, n_int32=m), np.int64)
     chosen = None
     while chosen is None and len(senders):
         active = sim.draw_rounds(1)[0][0]
@@ -508,8 +510,10 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     newcomers = n_old + np.arange(n_new, dtype=np.intp)
     # Round(s) 1: the newcomer's mean to the hub (fitted node 0), which answers
     # with its m nearest fitted nodes and their masses.
-    chosen = (hub_round(sim, means, own_means, newcomers) if hub_map is None else
-              hub_round(sim, means @ hub_map, own_means @ hub_map, newcomers, up_floats=means.shape[1]))
+    # (the answer also carries the fit's largest mass: the newcomers' confidences)
+    chosen = (hub_round(sim, means, own_means, newcomers, scale_floats=1) if hub_map is None else
+              hub_round(sim, means @ hub_map, own_means @ hub_map, newcomers,
+                        up_floats=means.shape[1], scale_floats=1))
     # Round(s) 2: the chosen nodes' models (asked again until each answers).
     received = [dict() for _ in range(n_new)]
     while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):

@@ -138,10 +138,13 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     # float64 signed step, to each of the 2 ring neighbours.
     message = 16 + 8 + (index_bits(11) + 7) // 8
     assert message == 16 + fw_message_bytes(11)
-    assert clf.n_bytes_sent_ == range_bytes + T * 2 * message
-    assert clf.n_messages_ == 2 * (K - 1) + 2 * T
+    # The masses (every c_k = m_k / max m): (max, sum) up the same tree, the
+    # (max, mean) back down (skfed._node_mass), 2 float64 each way.
+    mass_bytes = 2 * (K - 1) * (16 + 2 * 8)
+    assert clf.n_bytes_sent_ == range_bytes + mass_bytes + T * 2 * message
+    assert clf.n_messages_ == 4 * (K - 1) + 2 * T
     assert len(clf.bytes_per_round_) == clf.n_iter_ == T == len(clf.objective_curve_)
-    assert clf.bytes_per_round_[0] == range_bytes + 2 * message
+    assert clf.bytes_per_round_[0] == range_bytes + mass_bytes + 2 * message
     np.testing.assert_array_equal(clf.bytes_per_round_[1:], 2 * message)
     # On a ring topology the extremes are flooded on change (NumPy reference).
     on_ring = DecentralizedBoostingClassifier(10, graph=ring, max_iter=T, random_state=0,
@@ -150,7 +153,7 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     lo = np.array([X[groups == k].min(axis=0) for k in range(K)])
     hi = np.array([X[groups == k].max(axis=0) for k in range(K)])
     _, _, n_flood = _flood_reference(lo, hi, ring > 0)
-    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + T * 2 * message
+    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + mass_bytes + T * 2 * message
     np.testing.assert_allclose(on_ring.coef_, clf.coef_)
 
 
@@ -207,8 +210,10 @@ def test_feature_range_is_the_global_range(topology):
         adjacency = network.start(K, random_state=0).adjacency.toarray() > 0
         ref_lo, ref_hi, n_messages = _flood_reference(lo, hi, adjacency)
         np.testing.assert_array_equal(ref_lo[0], clf.feature_range_[0])
-    assert clf.n_messages_ == n_messages
-    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8)
+    # ... plus the masses' exchange (skfed._node_mass): up and down a spanning
+    # tree of the topology, 2 float64 each way.
+    assert clf.n_messages_ == n_messages + 2 * (K - 1)
+    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8) + 2 * (K - 1) * (16 + 2 * 8)
     features, thresholds = make_stumps(X[keep].min(axis=0), X[keep].max(axis=0), 12)
     np.testing.assert_allclose(clf.stump_thresholds_, thresholds)
 
@@ -696,7 +701,9 @@ def test_stump_placement_against_numpy(placement):
         _, _, n_flood = _flood_reference(
             np.array([X[groups == k].min(axis=0) for k in range(K)]),
             np.array([X[groups == k].max(axis=0) for k in range(K)]), _ring(K) > 0)
-        assert clf.n_bytes_sent_ == n_flood * (16 + 48) + 7 * (16 + 3 * 256 * 4 + 16 + 88)
+        # (and the masses, 2 float64 up and down the same tree: skfed._node_mass)
+        assert clf.n_bytes_sent_ == (n_flood * (16 + 48) + 7 * (16 + 3 * 256 * 4 + 16 + 88)
+                                     + 7 * 2 * (16 + 16))
     if placement == "global_range":
         assert np.all(clf.stump_thresholds_ > lo.min()) and np.all(clf.stump_thresholds_ < hi.max())
 
@@ -912,14 +919,16 @@ def test_feature_vote_against_numpy():
     for k in range(K - 1, 0, -1):
         subtree_sizes[parent[k]] |= subtree_sizes[k]
     median_bytes = sum(16 + 8 * len(subtree_sizes[k]) + 16 + 8 for k in range(1, K))
-    assert clf.n_bytes_sent_ == range_bytes + median_bytes + vote_bytes
+    # The masses (skfed._node_mass): (max, sum) up the tree, (max, mean) down.
+    mass_bytes = 2 * (K - 1) * (16 + 2 * 8)
+    assert clf.n_bytes_sent_ == range_bytes + median_bytes + vote_bytes + mass_bytes
     # Without the vote: stumps on every feature, fewer bytes.
     every = DecentralizedBoostingClassifier(
         50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0,
         feature_selection=None, join_neighbours="graph").fit(X, y, groups=groups)
     assert every.selected_features_.all() and every.feature_votes_ is None
     assert len(set(every.stump_features_.tolist())) == d
-    assert every.n_bytes_sent_ == range_bytes
+    assert every.n_bytes_sent_ == range_bytes + mass_bytes
 
 
 def test_n_estimators_means_the_same_with_noise_features():

@@ -166,7 +166,7 @@ def test_one_class_join_bytes_closed_form():
     near = nearest5(means, Xn[one].mean(axis=0))
     per_model = model_message_bytes(flat, flat.dtype)
     expected = (payload_bytes(n_float64=d)                                   # mean to the hub
-                + payload_bytes(n_float64=5, n_int32=5)                       # its answer
+                + payload_bytes(n_float64=5 + 1, n_int32=5)   # its answer (+ the fit's max mass)
                 + 5 * payload_bytes() + int(per_model[near].sum())             # models
                 + 5 * payload_bytes(n_float64=1)                              # weights
                 + DEFAULT_HEADER_BYTES * 17)                                  # headers

@@ -82,7 +82,8 @@ def test_map_is_the_pooled_scatter_inverse_and_places_the_newcomer():
     d = X.shape[1]
     from skfed.graph import model_message_bytes
     per_model = model_message_bytes(before.reshape(n_fit, -1), before.dtype)
-    expected = (payload_bytes(n_float64=d) + payload_bytes(n_float64=5, n_int32=5)
+    # (the hub's answer also carries the fit's largest mass: skfed._node_mass)
+    expected = (payload_bytes(n_float64=d) + payload_bytes(n_float64=5 + 1, n_int32=5)
                 + 5 * payload_bytes() + int(per_model[near].sum())
                 + 5 * payload_bytes(n_float64=1) + DEFAULT_HEADER_BYTES * 17)
     assert joined.join_communication_.total_bytes == expected

@@ -96,6 +96,9 @@ def test_graph_join_after_mpi_fit_is_the_numpy_computation(mpi_fits, name):
     n_neighbours = est.collaboration_graph_[K:, :K].nnz
     assert n_neighbours > 0
     expected = K * header + answers + K * (16 + header) + n_neighbours * (8 + header)
+    # ... and the fit's mass summary on the first answer (skfed._node_mass):
+    # (max, mean) for Dada, (max, mean, median, min) for Perso-lin.
+    expected += 8 * (2 if hasattr(est, "n_estimators") else 4)
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == before.n_bytes_sent_ + expected
 

@@ -336,6 +336,9 @@ def test_join_bytes_closed_form(cls, update):
     if graph_models is not None:
         # A request to each neighbour, which sends its final model.
         expected += n_neighbours * header + int(finals[W.col].sum()) + n_neighbours * header
+    # The first answer carries the fit's mass summary (skfed._node_mass):
+    # (max, mean) for Dada, (max, mean, median, min) for Perso-lin.
+    expected += n_new * 8 * (2 if cls is DecentralizedBoostingClassifier else 4)
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == before + expected
     np.testing.assert_array_equal(est.communication_.total_bytes, before)
@@ -753,7 +756,8 @@ def test_peer_exchange_bytes_closed_form():
     n_fitted_nbrs = int(np.count_nonzero(graph[K:, :K]))
     fitted_part = (2 * K * header                       # requests to the fitted nodes
                    + 2 * K * (dense + 16 + header)      # their model, loss, degree
-                   + n_fitted_nbrs * (8 + header))      # final weights
+                   + n_fitted_nbrs * (8 + header)       # final weights
+                   + 2 * 4 * 8)                         # the mass summary, first answers
     n_blocks = math.ceil(n_steps / block)
     peer_part = (2 * header                             # a request each way
                  + 2 * (dense + 16 + header)            # local model, loss, degree

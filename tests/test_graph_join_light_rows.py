@@ -189,5 +189,6 @@ def test_light_newcomer_bytes_closed_form():
     assert n >= 2  # more than the one weight the threshold kept before
     expected = (K * header + answers + K * (16 + header)   # requests, answers
                 + 2 * n * header + int(finals[W.col].sum())  # its requests, their final models
-                + n * (8 + header))                         # its weights
+                + n * (8 + header)                          # its weights
+                + 4 * 8)    # the fit's mass summary on its first answer (skfed._node_mass)
     assert est.join_communication_.total_bytes == expected

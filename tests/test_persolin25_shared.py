@@ -216,9 +216,10 @@ def test_fit_opens_on_one_task_newcomers_take_s_old_nodes_unchanged():
         np.testing.assert_allclose(np.r_[shared.coef_[k], shared.intercept_[k]], ref, atol=1e-7)
         assert np.abs(ref - S[0]).max() > 1e-3       # its samples moved it off S
         assert shared.collaboration_graph_[k, 0] == 1.0 == shared.collaboration_graph_[0, k]
-    # request + answer per newcomer, then its edge weight to the hub
+    # request + answer (S and the fit's largest mass) per newcomer, then its
+    # edge weight to the hub
     log = shared.join_communication_
-    assert log.total_bytes == 2 * (HEADER + (HEADER + 8 * nb) + (HEADER + 8))
+    assert log.total_bytes == 2 * (HEADER + (HEADER + 8 * nb + 8) + (HEADER + 8))
     assert log.total_messages == 6
     pred = shared.predict(X[new], groups=g[new])
     idx = g[new] - 10
@@ -294,7 +295,7 @@ def test_join_over_a_dropping_network_waits_for_the_hub():
     assert not np.array_equal(clf.coef_[10], S[0, :4])
     log = clf.join_communication_
     retries = log.n_rounds - 2                    # rounds the hub was down
-    assert log.total_bytes == 2 * ((retries + 1) * HEADER + (HEADER + 40) + (HEADER + 8))
+    assert log.total_bytes == 2 * ((retries + 1) * HEADER + (HEADER + 40 + 8) + (HEADER + 8))
 
 
 def test_privacy_refused_by_name_and_bad_value():
@@ -357,7 +358,7 @@ def test_two_joins_add_up_to_one_and_survive_pickling():
     np.testing.assert_allclose(once.coef_, twice.coef_, rtol=1e-13, atol=1e-16)
     np.testing.assert_allclose(once.intercept_, twice.intercept_, rtol=1e-13, atol=1e-16)
     np.testing.assert_array_equal(once.coef_[:10], clf.coef_)
-    per = HEADER + (HEADER + 40) + (HEADER + 8)
+    per = HEADER + (HEADER + 40 + 8) + (HEADER + 8)   # (+ 8: the fit's largest mass)
     assert once.join_communication_.total_bytes == 3 * per
     assert twice.join_communication_.total_bytes == 3 * per
     assert twice.n_bytes_sent_ == clf.n_bytes_sent_ + 3 * per

@@ -148,7 +148,8 @@ def test_bytes_closed_form_and_drops():
     clf.add_nodes(X[new], y[new], groups=g[new])
     n_new, q, d = 2, 12, X.shape[1] + 1
     edges = clf.collaboration_graph_[12:, :12].nnz
-    closed = n_new * q * (HEADER + HEADER + 8 * d) + edges * (HEADER + 8)
+    # (+ 8: each newcomer's first answer carries the fit's largest mass)
+    closed = n_new * q * (HEADER + HEADER + 8 * d) + edges * (HEADER + 8) + n_new * 8
     log = clf.join_communication_
     assert log.total_bytes == closed
     assert log.total_messages == 2 * n_new * q + edges

@@ -191,8 +191,11 @@ def test_bytes_of_a_wake_up_do_not_change_closed_form():
                                            join_neighbours="graph").fit(X, y, groups=g)
         sent[update] = est.n_bytes_sent_
         # every node of a ring has 2 neighbours: each wake-up sends 2 models
-        # of n_features + 1 float64 (a 16-byte header each)
-        assert est.n_bytes_sent_ == T * 2 * (8 * (X.shape[1] + 1) + 16)
+        # of n_features + 1 float64 (a 16-byte header each); before, the
+        # masses up the heap of 8 nodes (each mass up its depth's edges:
+        # depths 0 1 1 2 2 2 2 3) and (max, mean, median, min) back down
+        masses = 8 * (0 + 1 + 1 + 2 + 2 + 2 + 2 + 3) + 7 * (2 * 16 + 4 * 8)
+        assert est.n_bytes_sent_ == T * 2 * (8 * (X.shape[1] + 1) + 16) + masses
     assert sent["block"] == sent["gradient"]
 
 

@@ -141,9 +141,9 @@ def test_newcomer_takes_the_mean_of_its_nearest_fitted_nodes():
         # shifted newcomer -> shifted (odd) nodes; the other -> even ones
         assert np.all(near % 2 == (1 if node == 100 else 0))
         assert clf.confidence_[row] == pytest.approx(np.sum(gn == node) / sizes.max())
-    # per newcomer: its mean to the hub and 5 (index, mass) back, 5 requests
-    # + 5 models, 5 weights
-    per = (HEADER + 8 * 3 + HEADER + 5 * 12 + 5 * HEADER + 5 * (HEADER + 8 * 4)
+    # per newcomer: its mean to the hub and 5 (index, mass) and the fit's
+    # largest mass back, 5 requests + 5 models, 5 weights
+    per = (HEADER + 8 * 3 + HEADER + 5 * 12 + 8 + 5 * HEADER + 5 * (HEADER + 8 * 4)
            + 5 * (HEADER + 8))
     assert clf.join_communication_.total_bytes == 2 * per
     assert clf.n_bytes_sent_ - bytes_before == 2 * per

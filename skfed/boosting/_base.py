@@ -25,6 +25,7 @@ from .._join_params import same_param
 from .._core._boosting_fast import Logistic, SquaredHinge
 from ..graph import _GraphRunner, _csr_arrays
 from ..network import check_adjacency, payload_bytes, resolve_network
+from .._node_mass import agree_on_masses, mass_kind
 from ._private import refit_private_final
 
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
@@ -261,6 +262,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         graph_clock = seeds[K + 1 : K + 2].copy()
         node_state = seeds[:K].copy()
         state.node_state = node_state
+        # Every confidence c_k = m_k / max_l m_l: the masses' exchange (skfed._node_mass).
+        state.setup_bytes += agree_on_masses(simulation, mass_kind(self),
+                                             nodes=getattr(state, "own_nodes", None))
         spent = state.setup_bytes
         learned = self.graph is None and K > 1
         curves = []

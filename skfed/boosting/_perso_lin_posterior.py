@@ -244,7 +244,9 @@ def posterior_join(est, X, y, groups, sample_weight=None):
         sim.counter.send_pairs(newcomers[asker], asked, np.zeros(len(asked), np.int64))
         ok = active[asked]
         asker, asked, where = asker[ok], asked[ok], where[ok]
-        sim.counter.send_pairs(asked, newcomers[asker], payloads[asked])
+        # (a newcomer's first answer also carries the fit's largest mass)
+        first = (np.diff(asker, prepend=-1) != 0) & ~have[asker].any(axis=1)
+        sim.counter.send_pairs(asked, newcomers[asker], payloads[asked] + 8 * first)
         values = flat[asked].astype(np.float64)
         if sim.rogue[asked].any():
             values = sim.corrupt_value_rows(values, asked)

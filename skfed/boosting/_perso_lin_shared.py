@@ -395,7 +395,8 @@ def shared_join(est, X, y, groups, sample_weight=None):
         up = sim.draw_rounds(1)[0][0][0]
         sim.counter.send_pairs(newcomers, zero, np.zeros(n_new, np.int64))
         if up:
-            sim.counter.send_pairs(zero, newcomers, np.full(n_new, payload, np.int64))
+            # (S and the fit's largest mass: the newcomers' confidences)
+            sim.counter.send_pairs(zero, newcomers, np.full(n_new, payload + 8, np.int64))
         sim.counter.next_round()
         if up:
             break

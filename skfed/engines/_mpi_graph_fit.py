@@ -192,6 +192,7 @@ class _RankState:
 
     def __init__(self, run):
         self._run = run
+        self.own_nodes = run.block.mine  # (a rank counts its own nodes' messages)
 
     def __getattr__(self, name):
         return getattr(self._run.state, name)
