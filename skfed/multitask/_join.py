@@ -516,11 +516,12 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     # (every new node has a positive total: zero-weight rows were dropped
     # above after the check that each keeps one)
     totals = np.add.reduceat(sw, layout.offsets[:-1]) if len(sw) else np.zeros(n_new)
-    heavy = np.flatnonzero(float(est.C) * totals > 1.0 / np.finfo(np.float32).tiny)
+    C = float(getattr(est, "C_", getattr(est, "C", 1.0)))  # (the CV estimators' choice)
+    heavy = np.flatnonzero(C * totals > 1.0 / np.finfo(np.float32).tiny)
     if heavy.size:  # (fit's bound on C x its total weight, per newcomer)
         raise ValueError(
             f"{name}.add_nodes: new node {new_labels[heavy[0]]!r} has C times its total "
-            f"sample_weight {float(est.C) * totals[heavy[0]]:.3g}, above 8.5e37, where its "
+            f"sample_weight {C * totals[heavy[0]]:.3g}, above 8.5e37, where its "
             "prior's weight underflows in float32 (fit refuses the same); rescale "
             "sample_weight.")
     Z = est._features(Xs)
