@@ -84,7 +84,7 @@ def test_linear_mocha_fit_holds_rows_only_in_node_data(federation):
     # the rows the simulation keeps for joins: exactly each node's rows,
     # with the intercept column (intercept_scaling 1) and its weights
     data = est.node_data_
-    assert est.omega_mode_ == "shared" and set(data) == set(range(8)) | {"_dual"}
+    assert est.omega_mode_ == "shared" and set(data) == set(range(8))
     for t in range(8):
         Z, Y, sw = data[t]
         np.testing.assert_array_equal(Z[:, :4], X[groups == t])
@@ -96,7 +96,7 @@ def test_linear_mocha_fit_holds_rows_only_in_node_data(federation):
     before = (est.coef_.copy(), est.intercept_.copy(), est.decision_function(X, groups=groups))
     size = len(pickle.dumps(est))
     assert est.drop_node_data() is est
-    assert est.node_data_ == {} and rows_held(est, X) == {}
+    assert est.node_data_ == {} and rows_held(est, X) == {} and est._dual_state is None
     # what the rows cost: at least 240 x 5 float64 values fewer
     assert size - len(pickle.dumps(est)) >= 240 * 5 * 8
     np.testing.assert_array_equal(est.coef_, before[0])
@@ -106,7 +106,7 @@ def test_linear_mocha_fit_holds_rows_only_in_node_data(federation):
         est.add_nodes(X[:30], y[:30], groups=np.full(30, 99))
     # a fit restores the rows and the join
     _fit(est, X, y, groups)
-    assert set(est.node_data_) == set(range(8)) | {"_dual"}
+    assert set(est.node_data_) == set(range(8))
     est.add_nodes(X[:30], y[:30], groups=np.full(30, 99))
     assert est.nodes_.tolist() == list(range(8)) + [99]
 

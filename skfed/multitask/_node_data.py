@@ -25,10 +25,11 @@ class _NodeDataMixin:
         rows a later :meth:`add_nodes` rehearses newcomers on (linear or
         approximate modes with ``omega_mode_ == "shared"``), its design rows
         ``Z`` (the model's features, with the intercept column), its coded
-        targets ``Y`` (one row per binary problem) and its weights.  Also
-        ``"_dual"``: the dual variables and coded targets ``warm_start=True``
-        starts from, when kept.  Empty after :meth:`drop_node_data`, for a
-        private fit and for an unfitted estimator.
+        targets ``Y`` (one row per binary problem) and its weights.  Empty
+        after :meth:`drop_node_data`, for a private fit and for an unfitted
+        estimator.  (The simulation also keeps every sample's coded target
+        and dual variable for ``warm_start=True``; :meth:`drop_node_data`
+        removes them too.)
         """
         out = {}
         rehearsal = getattr(self, "_join_rehearsal", None)
@@ -36,9 +37,6 @@ class _NodeDataMixin:
             nodes = np.asarray(self.nodes_)
             for t, part in rehearsal.data.items():
                 out[nodes[t].item()] = part
-        state = getattr(self, "_dual_state", None)
-        if state is not None:
-            out["_dual"] = (state["Y"], state["g"])
         return out
 
     def drop_node_data(self):
@@ -64,8 +62,8 @@ class _NodeDataMixin:
         >>> rng = np.random.RandomState(0)
         >>> X = rng.normal(size=(160, 2)); y = (X[:, 0] > 0).astype(int)
         >>> clf = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=np.repeat(range(4), 40))
-        >>> sorted(clf.node_data_)[:2], clf.support_vectors_.shape
-        ([0, 1], (0, 2))
+        >>> sorted(clf.node_data_), clf.support_vectors_.shape
+        ([0, 1, 2, 3], (0, 2))
         >>> before = len(pickle.dumps(clf))
         >>> len(pickle.dumps(clf.drop_node_data())) < before, clf.node_data_
         (True, {})
