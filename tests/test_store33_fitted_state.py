@@ -14,6 +14,7 @@ from skfed import (
     DecentralizedBoostingClassifier,
     DecentralizedKernelSGDClassifier,
     FederatedMultiTaskClassifier,
+    FederatedMultiTaskClassifierCV,
     FederatedMultiTaskRegressor,
     PersonalizedLinearClassifier,
 )
@@ -142,6 +143,7 @@ def test_regressor_and_approximate_modes_hold_no_rows_after_drop(federation):
     X, y, groups = federation
     target = X @ np.array([1.0, -2.0, 0.5, 0.0])
     for est, yy in ((FederatedMultiTaskRegressor(random_state=0), target),
+                    (FederatedMultiTaskClassifierCV(Cs=[0.1, 1.0], random_state=0), y),
                     (FederatedMultiTaskClassifier(approximation="rff", kernel="rbf",
                                                   random_state=0), y)):
         _fit(est, X, yy, groups)
