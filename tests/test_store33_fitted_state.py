@@ -167,3 +167,26 @@ def test_other_estimators_hold_rows_only_in_their_models(federation, make, allow
     est = _fit(make(), X, y, groups)
     held = set(rows_held(est, X))
     assert held <= allowed, held
+
+
+def test_pickled_rehearsal_stores_rows_once_and_joins_the_same(federation):
+    X, y, groups = federation
+    new = groups >= 6
+    est = _fit(FederatedMultiTaskClassifier(random_state=0), X[~new], y[~new], groups[~new])
+    rehearsal = est._join_rehearsal
+    n_rows = rehearsal.Z.nbytes + rehearsal.Y.nbytes + rehearsal.sw.nbytes
+    blob = pickle.dumps(est)
+    # the rows once, not once more for the per-node views: the pickle is the
+    # rows plus the rest of the rehearsal (draws, seeds, centres)
+    rest = len(pickle.dumps({k: v for k, v in vars(rehearsal).items()
+                             if k not in ("Z", "Y", "sw", "data")}))
+    assert n_rows < len(pickle.dumps(rehearsal)) < n_rows + rest + 1000
+    assert len(pickle.dumps(pickle.loads(blob).drop_node_data())) < len(blob) - n_rows
+    copy = pickle.loads(blob)
+    for t, (Z, Y, sw) in copy._join_rehearsal.data.items():
+        assert np.shares_memory(Z, copy._join_rehearsal.Z)
+        np.testing.assert_array_equal(Z, rehearsal.data[t][0])
+    est.add_nodes(X[new], y[new], groups=groups[new])
+    copy.add_nodes(X[new], y[new], groups=groups[new])
+    np.testing.assert_array_equal(est.coef_, copy.coef_)
+    assert est.join_communication_.total_bytes == copy.join_communication_.total_bytes
