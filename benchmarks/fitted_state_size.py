@@ -19,9 +19,28 @@ features) and, for the regressors, ``make_federated_sparse_regression``
     python benchmarks/fitted_state_size.py
     python benchmarks/fitted_state_size.py --families mkclass,landmine
 
-Measured 2026-11-29 (store33, one BLAS thread), before the change (main
-at 7b72d78): see the store33 report; after the change: the table the
-command prints (rows in the lead's merge note).
+Measured 2026-11-29 (store33, one BLAS thread; "before" is main at
+7b72d78, "after" this branch, "dropped" after ``drop_node_data()``);
+pickled KB (raw X KB) and the attributes holding training rows::
+
+    Landmine (14820 x 9, 29 nodes, raw 1042 KB), before
+      MOCHA       4965  support_vectors_ (14820), _join_rehearsal.Z (14820)
+      MOCHA-CV    4734  support_vectors_ (14820), _join_rehearsal.Z (14820)
+      online      8207  dictionaries_ (100 a node), _points (2900),
+                        _pub_points (2900), network dictionaries
+      Dada 167, Perso-lin 101, Local (LogisticRegression) 10: no row
+    make_classification (3307 x 20, 30 nodes, raw 517 KB), before
+      MOCHA       2070  support_vectors_ (3307), _join_rehearsal.Z (3307)
+    HAR (7352 x 561, 21 nodes, raw 32222 KB)
+      MOCHA before 98045  support_vectors_ (7352), _join_rehearsal.Z (7352)
+      MOCHA after  65822  _join_rehearsal.Z (7352; its per-node views were
+                          pickled as copies: fixed after this row, see below)
+      MOCHA dropped  326  no row
+
+The exact kernel mode keeps its support vectors (its model); the online
+learners' dictionaries are their kernel models (``_points`` and
+``_pub_points`` are their working copies: twice the dictionaries, left to
+the online owner).
 """
 import argparse
 import os
