@@ -31,6 +31,8 @@ pickled KB (raw X KB) and the attributes holding training rows::
       Dada 167, Perso-lin 101, Local (LogisticRegression) 10: no row
     make_classification (3307 x 20, 30 nodes, raw 517 KB), before
       MOCHA       2070  support_vectors_ (3307), _join_rehearsal.Z (3307)
+    after (this branch): MOCHA Landmine 2531 (_join_rehearsal.Z only),
+      dropped 247, no row; make_classification 957, dropped 161, no row
     HAR (7352 x 561, 21 nodes, raw 32222 KB)
       MOCHA before 98045  support_vectors_ (7352), _join_rehearsal.Z (7352)
       MOCHA after  65822  _join_rehearsal.Z (7352; its per-node views were
