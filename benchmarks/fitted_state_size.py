@@ -38,6 +38,7 @@ pickled KB (raw X KB) and the attributes holding training rows::
       MOCHA after  65822  _join_rehearsal.Z (7352; its per-node views were
                           pickled as copies: fixed after this row, see below)
       MOCHA dropped  326  no row
+      MOCHA after, rehearsal pickled once: 33425 (_join_rehearsal.Z only)
 
 The exact kernel mode keeps its support vectors (its model); the online
 learners' dictionaries are their kernel models (``_points`` and
