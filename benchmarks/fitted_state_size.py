@@ -39,6 +39,12 @@ pickled KB (raw X KB) and the attributes holding training rows::
                           pickled as copies: fixed after this row, see below)
       MOCHA dropped  326  no row
       MOCHA after, rehearsal pickled once: 33425 (_join_rehearsal.Z only)
+    sparse regression (2059 x 100, 20 nodes, raw 1609 KB), after
+      MOCHA-reg   1904  _join_rehearsal.Z (2059); dropped 73, no row
+      online-reg  6476  dictionaries_ (1618), _points (1706), _pub_points (1696)
+      sparse-linear 12, support 10: no row
+    (MOCHA-CV on make_classification and online on HAR did not finish in
+    25 minutes on the shared machine; not measured)
 
 The exact kernel mode keeps its support vectors (its model); the online
 learners' dictionaries are their kernel models (``_points`` and
