@@ -218,7 +218,7 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
     # the Sigma of the models (with a learned Omega, task_covariance_ is the
     # best one for them, the alternation's next)
     sigma = clf._model_sigma
-    Z = np.hstack([clf.support_vectors_, np.ones((len(clf.support_), 1))])
+    Z = np.hstack([X[clf.support_], np.ones((len(clf.support_), 1))])  # (linear: rows stay on nodes)
     sv_node = np.repeat(np.arange(3), clf.n_support_)
     n_t = np.bincount(groups)
     V = np.zeros((3, Z.shape[1]))
@@ -817,7 +817,7 @@ def test_curves_and_communication_attributes_are_aligned():
     assert clf.bytes_per_round_.shape == (n,)
     assert clf.bytes_per_round_.sum() == clf.n_bytes_sent_
     assert clf.communication_.has_server
-    assert clf.n_support_.sum() == len(clf.support_) == clf.support_vectors_.shape[0]
+    assert clf.n_support_.sum() == len(clf.support_) == clf.dual_coef_.shape[1]
 
 
 # ------------------------------------------------------------- validation

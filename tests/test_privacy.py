@@ -784,7 +784,7 @@ def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
         assert getattr(est, name) is None, name
         assert getattr(plain, name) is not None, name
     assert est._dual_state is None
-    assert plain.support_vectors_.shape[0] > 0
+    assert plain.support_.shape[0] > 0  # (its duals; linear: no rows, store33)
     # the fitted models still predict: from coef_ and intercept_ alone, or
     # (a node that keeps a model it trained alone) from that model
     decision = est.decision_function(X, groups=groups)

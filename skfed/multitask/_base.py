@@ -33,6 +33,7 @@ from ._features import (
     auto_components,
 )
 from ._join import _AddNodesMixin, rehearse_newcomers
+from ._node_data import _NodeDataMixin
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _blas_controller, _check_omega, _LowRankSigma
 from .._kept_local import apply_kept_local
 from ._private import kept_node_models
@@ -88,7 +89,7 @@ def _check_feature_memory(n_components, mode, n, d):
         )
 
 
-class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
+class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
     # a join solves with the fitted lambda and Omega (C stays free: unused there)
@@ -896,7 +897,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         node_of = np.repeat(np.arange(m), layout.counts)
         self.support_ = layout.order[support_sorted]
         self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)
-        self.support_vectors_ = np.ascontiguousarray(X[support_sorted])
+        kept = support_sorted[:0] if self._primal_mode() else support_sorted  # primal: coef_
+        self.support_vectors_ = np.ascontiguousarray(X[kept])  # (rows stay on the nodes)
         self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
         sv_node = node_of[support_sorted]
         # What add_nodes needs (skfed.multitask._join): lambda and, under
@@ -905,7 +907,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
         for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
                      "refit_choice_", "_join_rehearsal", "kept_local_models_",
-                     "elected_local_class_"):
+                     "elected_local_class_", "_node_data_dropped"):
             self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')

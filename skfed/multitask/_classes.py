@@ -394,8 +394,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         problem: one for two classes, one per class otherwise).
     support_ : ndarray of shape (n_SV,)
         Indices (into the training ``X``) of the support vectors, node by
-        node in the order of ``nodes_``.
-    support_vectors_ : ndarray of shape (n_SV, n_features)
+        node in ``nodes_`` order; only the exact kernel mode keeps their rows.
+    support_vectors_ : ndarray of shape (n_SV, n_features) or (0, n_features)
     n_support_ : ndarray of shape (n_nodes,)
         Support vectors of each node.
     coef_ : ndarray of shape (n_nodes, n_features') or (n_nodes, n_classes, n_features')
@@ -850,7 +850,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     rho_ : float
     dual_coef_ : ndarray of shape (1, n_SV)
     support_ : ndarray of shape (n_SV,)
-    support_vectors_ : ndarray of shape (n_SV, n_features)
+    support_vectors_ : ndarray of shape (n_SV, n_features) or (0, n_features)
     n_support_ : ndarray of shape (n_nodes,)
     coef_ : ndarray of shape (n_nodes, n_features')
         Primal modes only.

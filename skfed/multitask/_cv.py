@@ -176,7 +176,7 @@ class _MultiTaskCV:
         # count and the seed the next join reads) goes with the fit it joined,
         # as the plain estimators' fit drops it (skfed/multitask/_base.py).
         for key in ("_released_W", "_join_n_fit", "_join_seed", "_join_rehearsal",
-                    "_dual_state"):
+                    "_dual_state", "_node_data_dropped"):
             self.__dict__.pop(key, None)
         for key, value in vars(final).items():
             if key not in params and key != "_dual_state":

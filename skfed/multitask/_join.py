@@ -204,6 +204,7 @@ from ..kernels import _check_join_kernel_settings
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._join_warm import extend_dual_state
+from ._node_data import refuse_dropped_join
 from . import _join_neighbours
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
@@ -775,7 +776,7 @@ def keep_for_joins(est, lam, totals):
     est._join_lam = float(lam)
     est._join_mass = float(np.mean(totals))  # a fitted node's mean weight
     for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
-                 "_join_rehearsal"):
+                 "_join_rehearsal", "_node_data_dropped"):
         est.__dict__.pop(name, None)  # from an earlier fit and its joins
 
 
@@ -835,6 +836,7 @@ class _AddNodesMixin:
         ([0, 1, 2, 3, 4], True)
         """
         _check_join_kernel_settings(self)
+        refuse_dropped_join(self)  # (skfed.multitask._node_data)
         n_before = len(getattr(self, "nodes_", ()))  # (unfitted: the join refuses)
         multitask_join_nodes(self, X, y, groups, sample_weight)
         extend_kept_local(self, len(self.nodes_) - n_before)

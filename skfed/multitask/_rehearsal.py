@@ -409,10 +409,7 @@ class Rehearsal:
         self.start, lo = {}, 0
         for t, sl in self.rows.items():
             self.start[t], lo = lo, lo + (sl.stop - sl.start)
-        self.data = {t: (self.Z[self.start[t]:self.start[t] + sl.stop - sl.start],
-                         self.Y[:, self.start[t]:self.start[t] + sl.stop - sl.start],
-                         self.sw[self.start[t]:self.start[t] + sl.stop - sl.start])
-                     for t, sl in self.rows.items()}
+        self.data = self._views()
         self.n_nodes = layout.n_nodes
         # A draw counts if it has training and held-out weight (else its
         # errors are undefined); a size needs two such draws.
@@ -474,6 +471,26 @@ class Rehearsal:
         self._free_rows()
         self.cpu += time.process_time() - start
         return result
+
+    def _views(self):
+        """{node t: its part of Z, Y and sw} (views; empty once freed)."""
+        if self.Z is None:
+            return {}
+        return {t: (self.Z[self.start[t]:self.start[t] + sl.stop - sl.start],
+                     self.Y[:, self.start[t]:self.start[t] + sl.stop - sl.start],
+                     self.sw[self.start[t]:self.start[t] + sl.stop - sl.start])
+                for t, sl in self.rows.items()}
+
+    def __getstate__(self):
+        # A pickle or deepcopy would store the views in data as copies of
+        # their rows (twice the rows): they are rebuilt on loading instead.
+        state = self.__dict__.copy()
+        state.pop("data", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.data = self._views()
 
     def _free_rows(self):
         """Drop the rows once every draw set that may need them is solved."""
