@@ -631,6 +631,17 @@ def test_budget_stop_spends_exactly_the_budget(moons_nodes, Estimator):
     assert stopped.size
     messages = [str(w.message) for w in caught if w.category is PrivacyBudgetWarning]
     assert len(messages) == 1 and Estimator.__name__ in messages[0]
+    # the budget it names is the model's share, said to be one (user32: the
+    # message named half the user's epsilon as if it were all of it)
+    from skfed._class_vote import split_budget
+    for vote in (True, False):
+        fit_eps, vote_eps = split_budget(1.0, 20, vote)
+        said = (f"epsilon={fit_eps:g} of the 1 given; the class vote took {vote_eps:g}"
+                if vote_eps > 0 else "epsilon=1, delta")
+        if said in messages[0]:
+            break
+    else:
+        raise AssertionError(messages[0])
     afford = est.privacy_["affordable_wakeups"]
     assert afford >= math.ceil(1 + 2)  # mean 1 wake-up per node, plus 2 sd
     # fixed graph, so no local phase: one release per update, and every

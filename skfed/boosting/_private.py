@@ -127,7 +127,10 @@ class _WakeupBudget:
             )
             warnings.warn(
                 f"{type(estimator).__name__}: {stopped.size} node(s) spent their privacy "
-                f"budget (epsilon={self.epsilon:g}, delta={self.delta:g}) after "
+                f"budget for the model's messages (epsilon={self.epsilon:g}"
+                + (f" of the {self.epsilon + self.vote_epsilon:g} given; the class vote took "
+                   f"{self.vote_epsilon:g}" if self.vote_epsilon > 0 else "")
+                + f", delta={self.delta:g}) after "
                 f"{self.affordable} wake-ups and stopped sending, like dropped nodes: "
                 f"{names}.",
                 PrivacyBudgetWarning,
