@@ -178,7 +178,8 @@ class _JoinMixin:
            degree ``deg`` of the fitted graph and ``min(10, n_fitted)``,
            and ``m`` what is left after the candidates, between 1 and
            ``deg``.  Without a fit log (nothing sent in the fit) ``C =
-           min(10, n_fitted)`` and ``m = deg``.
+           min(10, n_fitted)`` and ``m = deg``.  Fitted node 0 sends it
+           the two means this reads (size, bytes: 16 bytes, counted).
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
            dictionaries otherwise: their iterates, which its stream couples
@@ -608,8 +609,7 @@ class _JoinMixin:
         allows, between 1 and ``degree``.  Without a fit log (nothing was
         sent) the most of both.
 
-        Both means it reads reach each newcomer from fitted node 0, when
-        read: ``JOIN_MEANS_BYTES``, counted in step 1's first round.
+        The means reach it from fitted node 0 (``JOIN_MEANS_BYTES``).
         """
         n_most = min(_JOIN_CANDIDATES, n_old)
         log = getattr(self, "communication_", None)
