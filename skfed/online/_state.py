@@ -13,8 +13,9 @@ state ``__getstate__`` returns, each array that equals a slice of another
 one by a reference to it, and the order curve by its first row and its
 changes; :func:`unpack` rebuilds them exactly (same values, dtypes and
 shapes; fresh copies, as before, so a later step writes none of them
-twice).  Only exact equality is replaced (``np.array_equal`` and the same
-dtype): anything else is kept as it was.
+twice).  Only bitwise equality is replaced (same dtype, shape and bits;
+a published row is the working row's leading points plus its own tail,
+the points beyond a node's size, which differ): anything else is kept.
 """
 
 import numpy as np
@@ -29,11 +30,11 @@ _LIST_SOURCES = (("dictionaries_", ("_points",)),
 
 class _Rows:
     """``_pub_points`` as the rows it shares with other buffers: row ``i``
-    is ``sources[which[i]][i]``, or the next row of ``rest`` where
-    ``which[i] < 0``."""
+    is ``sources[which[i]][i, :n[i]]`` followed by ``tails[i]`` (the whole
+    row where ``which[i] < 0``)."""
 
-    def __init__(self, which, sources, rest, shape, dtype):
-        self.which, self.sources, self.rest = which, sources, rest
+    def __init__(self, which, sources, n, tails, shape, dtype):
+        self.which, self.sources, self.n, self.tails = which, sources, n, tails
         self.shape, self.dtype = shape, dtype
 
 
@@ -54,9 +55,26 @@ class _Changes:
         self.n_rows, self.dtype = n_rows, dtype
 
 
+def _bits(a):
+    """``a``'s elements as unsigned integers of its item size (bitwise
+    equality: ``-0.0`` and ``0.0`` differ, a NaN equals its own bits)."""
+    return a.view(f"u{a.dtype.itemsize}") if a.dtype.kind in "fiu" else a
+
+
 def _same(a, b):
     return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-            and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b))
+            and a.dtype == b.dtype and a.shape == b.shape
+            and np.array_equal(_bits(np.ascontiguousarray(a)), _bits(np.ascontiguousarray(b))))
+
+
+def _common_prefix(a, b):
+    """How many leading entries (along the first axis) ``a`` and ``b`` share
+    bit for bit."""
+    if a.dtype != b.dtype or a.shape != b.shape or a.dtype.kind not in "fiu":
+        return 0
+    equal = (_bits(np.ascontiguousarray(a)) == _bits(np.ascontiguousarray(b)))
+    equal = equal.reshape(len(a), -1).all(axis=1)
+    return len(a) if equal.all() else int(np.argmin(equal))
 
 
 def _pack_rows(state, name, sources):
@@ -65,14 +83,16 @@ def _pack_rows(state, name, sources):
     if not isinstance(array, np.ndarray) or array.ndim < 2:
         return
     which = np.full(len(array), -1, dtype=np.intp)
+    n = np.zeros(len(array), dtype=np.intp)
     for i in range(len(array)):
         for s, buffer in enumerate(buffers):
-            if (isinstance(buffer, np.ndarray) and len(buffer) == len(array)
-                    and _same(array[i], buffer[i])):
-                which[i] = s
-                break
-    if (which >= 0).any():
-        state[name] = _Rows(which, sources, array[which < 0].copy(), array.shape, array.dtype)
+            if isinstance(buffer, np.ndarray) and len(buffer) == len(array):
+                common = _common_prefix(array[i], buffer[i])
+                if common > n[i]:
+                    which[i], n[i] = s, common
+    if (n > 0).any():
+        tails = [array[i, n[i]:].copy() for i in range(len(array))]
+        state[name] = _Rows(which, sources, n, tails, array.shape, array.dtype)
 
 
 def _pack_slices(state, name, sources):
@@ -127,9 +147,10 @@ def unpack(state):
         packed = state.get(name)
         if isinstance(packed, _Rows):
             out = np.empty(packed.shape, dtype=packed.dtype)
-            out[packed.which < 0] = packed.rest
-            for i in np.flatnonzero(packed.which >= 0):
-                out[i] = state[packed.sources[packed.which[i]]][i]
+            for i, (s, n) in enumerate(zip(packed.which.tolist(), packed.n.tolist())):
+                if n:
+                    out[i, :n] = state[packed.sources[s]][i, :n]
+                out[i, n:] = packed.tails[i]
             state[name] = out
     for name, _ in _LIST_SOURCES:
         packed = state.get(name)
