@@ -1564,6 +1564,9 @@ def test_join_bytes_match_closed_form(header, k, join_constants):
     n_net = len(np.unique(np.vstack(est.dictionaries_[:4]), axis=0))
     assert len(est.network_dictionary_[0]) == n_net
     receive += header + n_net * unit
+    # 0. fitted node 0 sends it the two means its budget reads (mean
+    # dictionary size, mean fit bytes): two float64 (online33)
+    select += header + 2 * 8
     # (max_epochs passes, none where a classifier keeps the network start:
     # the test of the join's steps checks which)
     passes = est.join_passes_[0]

@@ -32,6 +32,7 @@ from ._robust import (ROBUST_LOSSES, agreed_offset, agreed_scale, between_node_s
                       node_centres, node_log_scales)
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._share import _NetworkShareMixin
+from ._state import _PackedStateMixin, pack
 from ._validation import (AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind,
                           drop_absent_rows)
 
@@ -44,7 +45,7 @@ NETWORK_REFRESH_FACTOR = 2
 
 
 class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunctionMixin,
-                                  _KernelSelectionMixin,
+                                  _KernelSelectionMixin, _PackedStateMixin,
                                   _NetworkShareMixin, _CouplingSelectionMixin, _ConsensusMixin,
                                   _DictionaryMixin, FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
@@ -356,7 +357,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
         self.komp_error_ = self._komp_error.copy()
 
     def __getstate__(self):
-        state = super().__getstate__()
+        state = dict(super().__getstate__())   # (Python >= 3.11: not self.__dict__ itself)
         # Trim the dictionary buffers to what is used (capacity regrows on demand).
         if "_sizes" in state and state.get("_points") is not None:
             sizes = np.concatenate([state["_sizes"], state.get("_pub_sizes", [])])
@@ -366,7 +367,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
                 state[name] = state[name][:, :used].copy()
             if state.get("_compress"):
                 state["_gram_inv"] = state["_gram_inv"][:, :used, :used].copy()
-        return state
+        return pack(state)   # each repeated array once (_PackedStateMixin)
 
     # --------------------------------------------------------------- predict
     def _raw_decision(self, X, groups):

@@ -38,6 +38,8 @@ _JOIN_CANDIDATES = 10
 # _JOIN_CANDIDATES): with a fifth of the nodes joining, the joins then
 # cost about a tenth of a refit.
 _JOIN_BUDGET = 0.4
+# Node 0 sends it the fitted nodes' mean dictionary size and bytes sent.
+JOIN_MEANS_BYTES = payload_bytes(n_float64=2)
 # Passes over its samples a regressor's newcomer may make with its
 # neighbours fixed (these up to max_epochs, and max_epochs); cross-validation
 # on its samples chooses.
@@ -176,7 +178,8 @@ class _JoinMixin:
            degree ``deg`` of the fitted graph and ``min(10, n_fitted)``,
            and ``m`` what is left after the candidates, between 1 and
            ``deg``.  Without a fit log (nothing sent in the fit) ``C =
-           min(10, n_fitted)`` and ``m = deg``.
+           min(10, n_fitted)`` and ``m = deg``.  Fitted node 0 sends it
+           the two means this reads (size, bytes: 16 bytes, counted).
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
            dictionaries otherwise: their iterates, which its stream couples
@@ -409,7 +412,7 @@ class _JoinMixin:
         rng, rogue_new, sim = self._join_draws(n_new, 7907)
         degrees = np.diff(self.adjacency_.indptr)
         degree = max(1, int(round(np.median(degrees)))) if n_old else 0
-        n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old)
+        n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old, sim)
         candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
                       for _ in range(n_new)]
         neighbours, closest, held_out, scale_sums = self._join_select(
@@ -594,7 +597,7 @@ class _JoinMixin:
             return np.zeros((X.shape[0], self._n_outputs))
         return self._join_kernel(gamma)(X, np.ascontiguousarray(D)) @ W
 
-    def _join_sizes(self, X_new, new_codes, degree, n_old):
+    def _join_sizes(self, X_new, new_codes, degree, n_old, sim):
         """``(n_candidates, n_neighbours)`` of a newcomer within its byte budget.
 
         The budget is ``_JOIN_BUDGET`` times the mean bytes a fitted node sent
@@ -605,11 +608,16 @@ class _JoinMixin:
         finds the functions that fit it; then as many neighbours as the rest
         allows, between 1 and ``degree``.  Without a fit log (nothing was
         sent) the most of both.
+
+        The means reach it from fitted node 0 (``JOIN_MEANS_BYTES``).
         """
         n_most = min(_JOIN_CANDIDATES, n_old)
         log = getattr(self, "communication_", None)
         if log is None or log.total_bytes == 0 or n_old == 0 or not np.isfinite(_JOIN_BUDGET):
             return n_most, degree
+        n_new = int(new_codes.max()) + 1 if len(new_codes) else 0
+        sim.counter.send_pairs(np.zeros(n_new, np.intp), np.arange(n_old, n_old + n_new, dtype=np.intp),
+                               np.full(n_new, JOIN_MEANS_BYTES, np.int64))
         b = float_bytes(self._dtype)
         header = resolve_network(self.network).header_bytes
         n_features, n_out = X_new.shape[1], self._n_outputs
