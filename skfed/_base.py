@@ -272,6 +272,22 @@ def check_magnitude(values, name):
             "features).")
 
 
+#: Largest ``C`` times total sample weight MOCHA takes: its ``lambda = 1 / (C
+#: n_samples)`` (and a newcomer's prior weight) travel in float32.
+MAX_C_WEIGHT = 1.0 / float(np.finfo(np.float32).tiny)
+
+
+def check_C_weight(scale, where):
+    """Refuse ``scale`` (``C`` times a total sample weight) above
+    :data:`MAX_C_WEIGHT` (8.5e37), where ``lambda`` underflows in float32;
+    ``where`` starts the message (what holds that weight)."""
+    if scale > MAX_C_WEIGHT:
+        raise ValueError(
+            f"{where}: C times the total sample_weight is {scale:.3g}, above 8.5e37, "
+            "where lambda = 1 / (C n_samples) underflows in float32; lower C or "
+            "rescale sample_weight.")
+
+
 def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
 

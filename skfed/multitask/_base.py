@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_C_weight, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
 from .._join_params import fitted_param
 from .._parallel import capped_n_jobs
@@ -779,10 +779,8 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
         ``Sigma`` entries the server sends (``sigma_tu / lambda``), at no cost.
         """
         if self.lam is None:
-            lam = 1.0 / (float(self.C) * n_samples)
-            if lam < np.finfo(np.float32).tiny:  # (mu = lambda m / (1 - b) is sent in float32)
-                raise ValueError(f"C times the total sample weight ({1 / lam:.3g}) is above 8.5e37: lambda = 1 / (C n_samples) underflows in float32; lower C or rescale sample_weight.")  # noqa: E501
-            return lam
+            check_C_weight(float(self.C) * n_samples, type(self).__name__)
+            return 1.0 / (float(self.C) * n_samples)
         if not warn:
             return float(self.lam)
         if self.C != 1.0:

@@ -191,7 +191,7 @@ import math
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._base import NodeLayout, check_network_faults, node_seeds
+from .._base import NodeLayout, check_C_weight, check_network_faults, node_seeds
 from .._core._multitask_fast import (
     local_solve_exact_nodes,
     local_solve_linear_nodes,
@@ -518,13 +518,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     # above after the check that each keeps one)
     totals = np.add.reduceat(sw, layout.offsets[:-1]) if len(sw) else np.zeros(n_new)
     C = float(getattr(est, "C_", getattr(est, "C", 1.0)))  # (the CV estimators' choice)
-    heavy = np.flatnonzero(C * totals > 1.0 / np.finfo(np.float32).tiny)
-    if heavy.size:  # (fit's bound on C x its total weight, per newcomer)
-        raise ValueError(
-            f"{name}.add_nodes: new node {new_labels[heavy[0]]!r} has C times its total "
-            f"sample_weight {C * totals[heavy[0]]:.3g}, above 8.5e37, where its "
-            "prior's weight underflows in float32 (fit refuses the same); rescale "
-            "sample_weight.")
+    for label, total in zip(new_labels, totals):  # (fit's bound, per newcomer)
+        check_C_weight(C * float(total), f"{name}.add_nodes, new node {label!r}")
     Z = est._features(Xs)
     P, d = Y.shape[0], Z.shape[1]
     seed = int(getattr(est, "_join_seed", 0))
