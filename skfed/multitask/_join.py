@@ -175,7 +175,11 @@ weight formed by the server).
 
 ``P`` the binary problems, ``d'`` the features with the intercept column,
 ``m`` the nodes before the join.  A dropped newcomer asks again in the next
-round; a straggler finishes its solve (a join has no deadline); rogue
+round; the fitted nodes' rehearsal reports and gate messages run under the
+join's draws too, each node taking a step in its first round up once the
+step has started, and the newcomers start once they are complete
+(:class:`~skfed.multitask._join_neighbours.FittedExchange`; one round
+without drops); a straggler finishes its solve (a join has no deadline); rogue
 nodes are refused as in the fit.  Under a finite ``privacy`` budget a
 newcomer downloads the server's models (the post-processing of the fit's
 noisy releases: no extra spend for the fitted nodes; with a learned Omega

@@ -50,6 +50,19 @@ nodes, 20 features) it was 44 kB against a 5.5 kB join and a 48 kB fit,
 on Landmine (23 nodes, 9 features) 6.6 kB against a 3.5 kB join and a
 200 kB fit.
 
+Under drops (``network.drop_rate > 0``) the gate's messages take the
+join's rounds (:class:`FittedExchange`, under the join's draws, which are
+public: ``network.random_state`` and the estimator's ``random_state``): a
+fitted node takes each step (its mean up; the two models down and its gain
+up; an open gate's scatter up) in its first round up once the step has
+started, a step starts when every node has taken the last (the server
+ranks the means once it holds them all and decides once it holds every
+gain), and the newcomers' exchanges start once it is complete.  The server
+waits for every node, so the gate decides on all of them, with or without
+drops, and its bytes are the same; only their rounds move.  Without drops
+the whole exchange is in the join's first round, as before.  A straggler
+finishes (a join has no deadline); MOCHA refuses rogue nodes.
+
 Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
 
@@ -294,16 +307,17 @@ class FittedExchange:
     --------
     >>> import numpy as np
     >>> from skfed.multitask._join_neighbours import FittedExchange
-    >>> from skfed._core._comm import CommCounter
+    >>> from skfed.network import SimulatedNetwork
+    >>> sim = SimulatedNetwork(header_bytes=16).start(2, server=True)
     >>> ex = FittedExchange()
     >>> ex.add([[("up", np.array([0, 1]), np.array([8, 8]))]])
-    >>> counter = CommCounter(2, server=True, header_bytes=16)
-    >>> ex.take_round(counter, np.array([True, False]))   # node 1 dropped
+    >>> ex.take_round(sim.counter, np.array([True, False]))   # node 1 dropped
     False
-    >>> counter.next_round()
-    >>> ex.take_round(counter, np.array([True, True]))
+    >>> sim.counter.next_round()
+    >>> ex.take_round(sim.counter, np.array([True, True]))
     True
-    >>> counter.bytes_per_round.tolist()
+    >>> sim.counter.next_round()
+    >>> sim.log().bytes_per_round.tolist()
     [24, 24]
     """
 
