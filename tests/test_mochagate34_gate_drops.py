@@ -218,3 +218,25 @@ def test_fitted_nodes_that_never_answer_are_named(monkeypatch):
     est.set_params(network=SimulatedNetwork(drop_rate=0.95, random_state=0))
     with pytest.raises(RuntimeError, match="fitted node"):
         est.add_nodes(Xn, yn, groups=gn)
+
+
+def test_parallel_node_solves_log_the_same_join():
+    """A fit whose node solves ran in parallel (joblib's threads, as under
+    an engine's backend) joins with the same rounds, bytes and models: the
+    join's exchanges run in the user's process under the join's draws."""
+    import joblib
+
+    est, (Xn, yn, gn) = _fit(0.3)
+    X, y, g = _terrains(seed=0)
+    old = g < 14
+    par = FederatedMultiTaskClassifier(
+        random_state=0, n_jobs=2, network=SimulatedNetwork(drop_rate=0.3, random_state=3))
+    with joblib.parallel_config(backend="threading"):
+        par.fit(X[old], y[old], groups=g[old])
+    est.add_nodes(Xn, yn, groups=gn)
+    par.add_nodes(Xn, yn, groups=gn)
+    a, b = est.join_communication_, par.join_communication_
+    assert a.n_rounds == b.n_rounds > 1
+    np.testing.assert_array_equal(a.bytes_per_round, b.bytes_per_round)
+    np.testing.assert_array_equal(a.bytes_sent, b.bytes_sent)
+    np.testing.assert_array_equal(est.coef_, par.coef_)
