@@ -240,3 +240,22 @@ def test_parallel_node_solves_log_the_same_join():
     np.testing.assert_array_equal(a.bytes_per_round, b.bytes_per_round)
     np.testing.assert_array_equal(a.bytes_sent, b.bytes_sent)
     np.testing.assert_array_equal(est.coef_, par.coef_)
+
+
+def test_stragglers_do_not_delay_the_gate():
+    """A straggler finishes its part of a join (no deadline): with the same
+    drop draws, stragglers leave the join's rounds and bytes as they are."""
+    logs = []
+    for straggler_rate in (0.0, 0.6):
+        X, y, g = _terrains(seed=0)
+        old = g < 14
+        net = SimulatedNetwork(drop_rate=0.3, straggler_rate=straggler_rate, random_state=3)
+        est = FederatedMultiTaskClassifier(random_state=0, network=net)
+        est.fit(X[old], y[old], groups=g[old])
+        assert est._join_rehearsal.neighbours.open
+        new = np.flatnonzero(~old)
+        new = np.concatenate([new[g[new] == t][:10] for t in np.unique(g[new])])
+        est.add_nodes(X[new], y[new], groups=g[new])
+        logs.append(est.join_communication_)
+    assert logs[0].n_rounds == logs[1].n_rounds > 1
+    np.testing.assert_array_equal(logs[0].bytes_per_round, logs[1].bytes_per_round)
