@@ -15,7 +15,7 @@ also the row's Global (pooled LinearSVC / SVC / LogisticRegression), Local
 (the same per new node) and a refit under the same network.
 
     python benchmarks/mochagate34_gate_drops.py --seeds 0,1,2 --drops 0,0.1 \
-        [--ks 5,10,20] [--baselines] [--out FILE]
+        [--ks 5,10,20] [--baselines] [--dataset landmine] [--out FILE]
 
 Without drops every exchange is in the join's first round, as before.  With
 a seeded network the join's fault stream starts where the fit's did
@@ -44,7 +44,7 @@ join bytes over refit bytes (the same at both drop rates)::
     2    10   94.58  94.46  94.49  94.49  0.059
     2    20   94.61  94.45  94.36  94.42  0.066
 
-What moved is the join's rounds (bytes of the first rounds in brackets):
+What moved is the join's rounds (bytes of the first rounds in brackets)::
 
     drop  seed  before                      after
     0     0-2   1 [all]                     1 [all]
@@ -87,9 +87,10 @@ def model_hash(est):
     return h.hexdigest()[:12]
 
 
-def run(seed, drop, ks, with_baselines):
-    X, y, groups, task = load("landmine", seed)
-    fit_rows, new, order = split(X, y, groups, seed)
+def run(seed, drop, ks, with_baselines, dataset="landmine"):
+    data = load(dataset, seed)
+    X, y, groups, task = data[:4]
+    fit_rows, new, order = split(X, y, groups, seed, data[4] if len(data) > 4 else None)
     net = SimulatedNetwork(drop_rate=drop, random_state=seed)
     base = FederatedMultiTaskClassifier(random_state=seed, network=net)
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
@@ -100,7 +101,7 @@ def run(seed, drop, ks, with_baselines):
         joined.add_nodes(X[train], y[train], groups=groups[train])
         log = joined.join_communication_
         gate = getattr(getattr(base, "_join_rehearsal", None), "neighbours", None)
-        row = dict(drop=drop, seed=seed, k=k,
+        row = dict(dataset=dataset, drop=drop, seed=seed, k=k,
                    join=score(task, y[test], joined.predict(X[test], groups=groups[test])),
                    gate=None if gate is None else ("open" if gate.open else "closed"),
                    join_bytes=int(log.total_bytes), rounds=int(log.n_rounds),
@@ -126,12 +127,15 @@ def main():
     p.add_argument("--drops", default="0,0.1")
     p.add_argument("--ks", default="5,10,20")
     p.add_argument("--baselines", action="store_true")
+    p.add_argument("--dataset", default="landmine",
+                   help="a data set of benchmarks/new_nodes.py (landmine, moons, har, related-*)")
     p.add_argument("--out", default=None)
     a = p.parse_args()
     rows = []
     for drop in [float(v) for v in a.drops.split(",")]:
         for seed in [int(v) for v in a.seeds.split(",")]:
-            rows += run(seed, drop, [int(v) for v in a.ks.split(",")], a.baselines)
+            rows += run(seed, drop, [int(v) for v in a.ks.split(",")], a.baselines,
+                        a.dataset)
     if a.out:
         with open(a.out, "w") as f:
             json.dump(rows, f)

@@ -263,7 +263,8 @@ _LOO_LOSSES = {"squared"}
 # (a choice among scales 4x apart needs no more).
 _LOO_GAP_TOL = 1e-6
 _LOO_PASSES = 20
-# Rounds after which a join whose newcomers are all dropped gives up.
+# Rounds after which a join whose newcomers (or fitted nodes it asks) are
+# still dropped gives up.
 _MAX_JOIN_ROUNDS = 10000
 
 
@@ -688,8 +689,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         rounds += 1
         if rounds >= _MAX_JOIN_ROUNDS and not ready:
             raise RuntimeError(
-                f"{name}.add_nodes: fitted node(s) {np.asarray(est.nodes_)[fitted.pending].tolist()} had "
-                f"not answered the server's join requests after {_MAX_JOIN_ROUNDS} rounds "
+                f"{name}.add_nodes: fitted node(s) "
+                f"{np.asarray(est.nodes_)[fitted.pending].tolist()} had not answered the server's join requests after {_MAX_JOIN_ROUNDS} rounds "
                 "(each answers in a round in which it is not dropped); lower the "
                 "network's drop_rate.")
         if rounds >= _MAX_JOIN_ROUNDS and pending.any():
