@@ -691,8 +691,9 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             raise RuntimeError(
                 f"{name}.add_nodes: fitted node(s) "
                 f"{np.asarray(est.nodes_)[fitted.pending].tolist()} had not answered "
-                f"the server's join requests after {_MAX_JOIN_ROUNDS} rounds (each answers in a round in which it is not dropped); lower the "
-                "network's drop_rate.")
+                f"the server's join requests after {_MAX_JOIN_ROUNDS} rounds (each "
+                "answers in a round in which it is not dropped); lower the network's "
+                "drop_rate.")
         if rounds >= _MAX_JOIN_ROUNDS and pending.any():
             raise RuntimeError(
                 f"{name}.add_nodes: {int(pending.sum())} new node(s) "
