@@ -175,7 +175,11 @@ weight formed by the server).
 
 ``P`` the binary problems, ``d'`` the features with the intercept column,
 ``m`` the nodes before the join.  A dropped newcomer asks again in the next
-round; a straggler finishes its solve (a join has no deadline); rogue
+round; the fitted nodes' rehearsal reports and gate messages run under the
+join's draws too, each node taking a step in its first round up once the
+step has started, and the newcomers start once they are complete
+(:class:`~skfed.multitask._join_neighbours.FittedExchange`; one round
+without drops); a straggler finishes its solve (a join has no deadline); rogue
 nodes are refused as in the fit.  Under a finite ``privacy`` budget a
 newcomer downloads the server's models (the post-processing of the fit's
 noisy releases: no extra spend for the fitted nodes; with a learned Omega
@@ -259,7 +263,8 @@ _LOO_LOSSES = {"squared"}
 # (a choice among scales 4x apart needs no more).
 _LOO_GAP_TOL = 1e-6
 _LOO_PASSES = 20
-# Rounds after which a join whose newcomers are all dropped gives up.
+# Rounds after which a join whose newcomers (or fitted nodes it asks) are
+# still dropped gives up.
 _MAX_JOIN_ROUNDS = 10000
 
 
@@ -650,19 +655,25 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     network = resolve_network(est.network)
     sim = network.start(n_old + n_new, server=True,
                         random_state=_seeded([_random_seed(est), seed, 7907]))
+    # The server's exchanges with the fitted nodes, through the join's drops
+    # (skfed.multitask._join_neighbours.FittedExchange): the sizes first
+    # rehearsed for this join (the server asks their nodes, which report
+    # their errors; once per size) and the gate's exchange (once, open or not).
+    fitted = _join_neighbours.FittedExchange()
     if mode == "shared" and rehearsal is not None:
-        # the sizes first rehearsed for this join: the server asks their
-        # nodes, which report their errors (once per size)
-        rehearsal.collect(sim.counter, asked, _FLOAT)
-        if gate is not None:  # the gate's exchange, once (open or not)
-            gate.count(sim.counter, _FLOAT)
-    # Each newcomer takes its exchanges with the server in order, one phase
-    # a round in which it is not dropped.
+        rehearsal.collect(fitted, asked, _FLOAT)
+        fitted.add_recorded()
+        if gate is not None:
+            fitted.add(gate.steps(_FLOAT))
+    # Once they are complete each newcomer takes its exchanges with the
+    # server in order, one phase a round in which it is not dropped.
     done = np.zeros(n_new, dtype=np.intp)
     pending = done < len(phases)
-    rounds = 0
+    rounds, ready = 0, False
     while pending.any():
-        active = sim.draw_rounds(1)[0][0][n_old:]
+        drawn = sim.draw_rounds(1)[0][0]
+        ready = ready or fitted.take_round(sim.counter, drawn)
+        active = drawn[n_old:] & ready
         now = np.flatnonzero(active & pending)
         for phase in np.unique(done[now]).tolist():
             ids = (n_old + now[done[now] == phase]).astype(np.intp)
@@ -676,6 +687,13 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         pending = done < len(phases)
         sim.counter.next_round()
         rounds += 1
+        if rounds >= _MAX_JOIN_ROUNDS and not ready:
+            raise RuntimeError(
+                f"{name}.add_nodes: fitted node(s) "
+                f"{np.asarray(est.nodes_)[fitted.pending].tolist()} had not answered "
+                f"the server's join requests after {_MAX_JOIN_ROUNDS} rounds (each "
+                "answers in a round in which it is not dropped); lower the network's "
+                "drop_rate.")
         if rounds >= _MAX_JOIN_ROUNDS and pending.any():
             raise RuntimeError(
                 f"{name}.add_nodes: {int(pending.sum())} new node(s) "

@@ -50,6 +50,19 @@ nodes, 20 features) it was 44 kB against a 5.5 kB join and a 48 kB fit,
 on Landmine (23 nodes, 9 features) 6.6 kB against a 3.5 kB join and a
 200 kB fit.
 
+Under drops (``network.drop_rate > 0``) the gate's messages take the
+join's rounds (:class:`FittedExchange`, under the join's draws, which are
+public: ``network.random_state`` and the estimator's ``random_state``): a
+fitted node takes each step (its mean up; the two models down and its gain
+up; an open gate's scatter up) in its first round up once the step has
+started, a step starts when every node has taken the last (the server
+ranks the means once it holds them all and decides once it holds every
+gain), and the newcomers' exchanges start once it is complete.  The server
+waits for every node, so the gate decides on all of them, with or without
+drops, and its bytes are the same; only their rounds move.  Without drops
+the whole exchange is in the join's first round, as before.  A straggler
+finishes (a join has no deadline); MOCHA refuses rogue nodes.
+
 Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
 
@@ -98,7 +111,7 @@ from .._mean_neighbours import mean_model as _mean_model
 from .._mean_scatter import scatter_bytes, whitening_round
 from ..network import float_bytes
 
-__all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
+__all__ = ["FeatureNeighbours", "FittedExchange", "feature_neighbours", "nearest_nodes"]
 
 # The nearest fitted nodes averaged and the gate's threshold are the other
 # families' (skfed._mean_neighbours: t > 3, where null federations open 2 %
@@ -246,20 +259,128 @@ class FeatureNeighbours:
         cost = self.n_bytes(float_bytes, header_bytes, scatter=False)  # (decided before it opens)
         return cost > 0 and fit_bytes is not None and cost <= GATE_BYTE_SHARE * fit_bytes
 
-    def count(self, counter, float_bytes):
-        """Count the gate's exchange once (see the module): each fitted node
-        uploads its mean, downloads the two mean models and uploads its gain."""
+    def steps(self, float_bytes):
+        """The gate's exchange, once (see the module), as the steps of a
+        :class:`FittedExchange` (empty after the first call): each fitted
+        node uploads its mean; then it downloads the two mean models and
+        uploads its gain; then, the gate open, it uploads its scatter.  A
+        step starts when the last is complete (the server ranks the means
+        once it holds them all and decides once it holds every gain)."""
         if self.counted:
-            return
+            return []
         self.counted = True
-        nodes = np.arange(len(self.means), dtype=np.intp)
-        n = len(nodes)
-        counter.gather_to_server(nodes, np.full(n, self.n_features * float_bytes, np.int64))
-        counter.broadcast_from_server(
-            nodes, np.full(n, 2 * self.n_problems * self.d * float_bytes, np.int64))
-        counter.gather_to_server(nodes, np.full(n, float_bytes, np.int64))
+        n = len(self.means)
+        nodes = np.arange(n, dtype=np.intp)
+        steps = [[("up", nodes, np.full(n, self.n_features * float_bytes, np.int64))],
+                 [("down", nodes, np.full(n, 2 * self.n_problems * self.d * float_bytes,
+                                          np.int64)),
+                  ("up", nodes, np.full(n, float_bytes, np.int64))]]
         if getattr(self, "whiten", None) is not None:  # each node's scatter, once
-            counter.gather_to_server(nodes, np.full(n, _scatter_message(self), np.int64))
+            steps.append([("up", nodes, np.full(n, _scatter_message(self), np.int64))])
+        return steps
+
+
+class FittedExchange:
+    """The server's exchanges with the fitted nodes at a join, through the
+    join's drop draws (mochagate34).
+
+    Each exchange is a list of steps; a step is a list of ``(kind, nodes,
+    payloads)`` (``kind`` ``"up"``: node to server, ``"down"``: server to
+    node).  A fitted node takes a step's messages in the first round, from
+    the step's start, in which it is not dropped (a dropped node answers
+    nothing and the server asks again in the next round: as in the fit's
+    rounds, the server addresses only the nodes that are up, and the
+    requests are not counted); a step starts, in the same round, once every
+    node has taken the step before, since the server needs all of them.
+    The exchanges run side by side.  Without drops every step is in the
+    join's first round, as one exchange; under drops the same messages take
+    more rounds, and what they decide (the gate, the rehearsed scales) does
+    not change: the server waits for every node.  A straggler finishes (a
+    join has no deadline); rogue nodes are refused by MOCHA.
+
+    The rehearsal's request and report
+    (:meth:`skfed.multitask._rehearsal.Rehearsal.collect`) are recorded as
+    one step through :meth:`broadcast_from_server` and
+    :meth:`gather_to_server` (the counter's calls).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask._join_neighbours import FittedExchange
+    >>> from skfed.network import SimulatedNetwork
+    >>> sim = SimulatedNetwork(header_bytes=16).start(2, server=True)
+    >>> ex = FittedExchange()
+    >>> ex.add([[("up", np.array([0, 1]), np.array([8, 8]))]])
+    >>> ex.take_round(sim.counter, np.array([True, False]))   # node 1 dropped
+    False
+    >>> sim.counter.next_round()
+    >>> ex.take_round(sim.counter, np.array([True, True]))
+    True
+    >>> sim.counter.next_round()
+    >>> sim.log().bytes_per_round.tolist()
+    [24, 24]
+    """
+
+    def __init__(self):
+        self._exchanges = []  # [steps, index of the current step, nodes still to take it]
+        self._recorded = []
+
+    def add(self, steps):
+        """Add an exchange (its steps; nothing when empty)."""
+        steps = [step for step in steps if len(step)]
+        if steps:
+            self._exchanges.append([steps, 0, _step_nodes(steps[0])])
+
+    def broadcast_from_server(self, receivers, payloads):
+        """Record the server's messages to ``receivers`` (the counter's call)."""
+        self._recorded.append(("down", np.array(receivers, dtype=np.intp),
+                               np.array(payloads, dtype=np.int64)))
+
+    def gather_to_server(self, senders, payloads):
+        """Record the messages ``senders`` send the server (the counter's call)."""
+        self._recorded.append(("up", np.array(senders, dtype=np.intp),
+                               np.array(payloads, dtype=np.int64)))
+
+    def add_recorded(self):
+        """Add the messages recorded since the last call, as one step."""
+        step, self._recorded = self._recorded, []
+        self.add([step])
+
+    @property
+    def pending(self):
+        """The fitted nodes that still have a message to take."""
+        left = [ex[2] for ex in self._exchanges if ex[1] < len(ex[0])]
+        return np.unique(np.concatenate(left)) if left else np.zeros(0, dtype=np.intp)
+
+    def take_round(self, counter, active):
+        """Count on ``counter`` the messages of the round whose draws are
+        ``active`` (by node of the join's network); return whether every
+        exchange is complete."""
+        for ex in self._exchanges:
+            steps = ex[0]
+            while ex[1] < len(steps):
+                todo = ex[2]
+                now = todo[active[todo]]
+                for kind, nodes, payloads in steps[ex[1]]:
+                    sel = np.isin(nodes, now)
+                    if sel.any():
+                        send = (counter.gather_to_server if kind == "up"
+                                else counter.broadcast_from_server)
+                        send(np.ascontiguousarray(nodes[sel]),
+                             np.ascontiguousarray(payloads[sel]))
+                ex[2] = todo[~active[todo]]
+                if len(ex[2]):
+                    break
+                ex[1] += 1
+                if ex[1] < len(steps):
+                    ex[2] = _step_nodes(steps[ex[1]])
+        return all(ex[1] == len(ex[0]) for ex in self._exchanges)
+
+
+def _step_nodes(step):
+    """The nodes of a step's messages (sorted, once each)."""
+    return np.unique(np.concatenate([nodes for _, nodes, _ in step])).astype(np.intp)
+
 
 def _exchange_bytes(n, n_features, n_problems, d, float_bytes, header_bytes):
     """Bytes of the gate's exchange without the scatter: per fitted node its
