@@ -1,0 +1,112 @@
+"""Dada newcomers and the stumps the join's vote adds: variants measured.
+
+(RESULTS: see the end of this docstring.)
+
+When the newcomers' ballots carry a feature the fit's vote missed (rotated
+moons seed 0: informative feature 1), the join appends its stumps with
+weight zero in every fitted model (``skfed._graph_join_vote.apply_vote``).
+A newcomer's model steps (``fw_join``) then pull those weights toward its
+neighbours' zeros, which are an absence of information, not a belief.  This
+script runs ``benchmarks/new_nodes.py`` with Dada's newcomer model steps
+(``skfed._graph_join._Newcomer.model_steps``) patched for its run only;
+coordinates the vote did not add are treated as by the library:
+
+``off``
+    the library's join;
+``own``
+    on the new stumps the neighbours' sum ``S`` is replaced by ``d`` times
+    the newcomer's own local model (step 1's), so the penalty pulls the new
+    weights toward what its own samples say;
+``free``
+    no penalty on the new stumps (``S = d alpha`` on them before every
+    step: only the newcomer's loss and the l1 ball act);
+``half``
+    as ``own`` with half the local model (``S_new = d alpha_local / 2``).
+
+Nothing changes where the vote adds no feature (the patched steps are the
+library's to the bit there).  Usage::
+
+    python benchmarks/dada_join_new_stumps.py --variant own -- --families dada \
+        --datasets moons --seeds 0,1,2 --ks 5,10,20 --out FILE
+"""
+
+import sys
+
+import new_nodes as nn
+import numpy as np
+
+from skfed import _graph_join as gj
+from skfed import _graph_join_vote as gv
+from skfed._core._boosting_fast import fw_join
+
+VARIANTS = ("off", "own", "free", "half")
+_STATE = {"variant": "off", "new": None}
+
+
+def _patch():
+    apply_original = gv.apply_vote
+    local_original = gj._Newcomer.local
+    steps_original = gj._Newcomer.model_steps
+
+    def apply_vote(est, vote, info):
+        # which model coordinates are the vote's new stumps (before the intercept)
+        start = len(est.stump_features_)
+        out = apply_original(est, vote, info)
+        stop = len(est.stump_features_)
+        _STATE["new"] = np.arange(start, stop) if stop > start else None
+        return out
+
+    def local(self, n_steps, private=None):
+        local_original(self, n_steps, private)
+        self._local_model = self.model[0].astype(np.float64).copy()
+
+    def model_steps(self, S, degree, tau, n_steps, private=None, warm=0):
+        new, variant = _STATE["new"], _STATE["variant"]
+        if (variant == "off" or new is None or not self.dada or private is not None
+                or degree <= 0):
+            return steps_original(self, S, degree, tau, n_steps, private, warm)
+        S = np.array(S, dtype=np.float64)
+        if tau == 0:  # the library's warm start (S / d of the neighbours)
+            self.shift = warm
+            if self.shift:
+                self.model[0] = (S / degree).astype(self.model.dtype)
+                self.margins[:] = self.Y * (self.model[0].astype(np.float64) @ self._Z64.T)
+        if variant in ("own", "half"):
+            S[:, new] = degree * self._local_model[:, new] * (0.5 if variant == "half" else 1.0)
+            fw_join(self.Z, self.Y, self.sw, self.model, self.margins, self.losses,
+                    np.ascontiguousarray(S), float(degree), self.confidence,
+                    float(self.est.beta), float(self.est.mu), int(tau + self.shift),
+                    int(n_steps))
+            return
+        for t in range(n_steps):  # free: S = d alpha on the new stumps, step by step
+            S[:, new] = degree * self.model[0][:, new].astype(np.float64)
+            fw_join(self.Z, self.Y, self.sw, self.model, self.margins, self.losses,
+                    np.ascontiguousarray(S), float(degree), self.confidence,
+                    float(self.est.beta), float(self.est.mu), int(tau + self.shift + t), 1)
+
+    gv.apply_vote = apply_vote
+    gj._Newcomer.local = local
+    gj._Newcomer.model_steps = model_steps
+
+    original_make = nn.make_estimator
+
+    def make_estimator(family, task, seed):
+        _STATE["new"] = None
+        return original_make(family, task, seed)
+
+    nn.make_estimator = make_estimator
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["--variant"]:
+        _STATE["variant"], argv = argv[1], argv[2:]
+    if _STATE["variant"] not in VARIANTS:
+        raise SystemExit(f"--variant must be one of {VARIANTS}")
+    _patch()
+    sys.argv = ["new_nodes.py"] + [a for a in argv if a != "--"]
+    return nn.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
