@@ -21,7 +21,11 @@ coordinates the vote did not add are treated as by the library:
     no penalty on the new stumps (``S = d alpha`` on them before every
     step: only the newcomer's loss and the l1 ball act);
 ``half``
-    as ``own`` with half the local model (``S_new = d alpha_local / 2``).
+    as ``own`` with half the local model (``S_new = d alpha_local / 2``);
+``place``
+    step 1 (the local model the newcomer places itself with and answers
+    its peers with) on the fit's stumps only, as the fitted nodes' local
+    models it is compared with; step 4 on all stumps.
 
 Nothing changes where the vote adds no feature (the patched steps are the
 library's to the bit there).  Usage::
@@ -39,7 +43,7 @@ from skfed import _graph_join as gj
 from skfed import _graph_join_vote as gv
 from skfed._core._boosting_fast import fw_join
 
-VARIANTS = ("off", "own", "free", "half")
+VARIANTS = ("off", "own", "free", "half", "place")
 _STATE = {"variant": "off", "new": None}
 
 
@@ -57,12 +61,23 @@ def _patch():
         return out
 
     def local(self, n_steps, private=None):
-        local_original(self, n_steps, private)
+        new = _STATE["new"]
+        if _STATE["variant"] == "place" and new is not None and self.dada and private is None:
+            # step 1 on the fit's stumps only (the new ones' columns zeroed: a
+            # zero column is never a Frank-Wolfe vertex), as the fitted nodes'
+            # local models the row is compared with
+            Z = self.Z
+            self.Z = Z.copy()
+            self.Z[:, new] = 0
+            local_original(self, n_steps, private)
+            self.Z = Z
+        else:
+            local_original(self, n_steps, private)
         self._local_model = self.model[0].astype(np.float64).copy()
 
     def model_steps(self, S, degree, tau, n_steps, private=None, warm=0):
         new, variant = _STATE["new"], _STATE["variant"]
-        if (variant == "off" or new is None or not self.dada or private is not None
+        if (variant in ("off", "place") or new is None or not self.dada or private is not None
                 or degree <= 0):
             return steps_original(self, S, degree, tau, n_steps, private, warm)
         S = np.array(S, dtype=np.float64)
