@@ -32,6 +32,7 @@ library's to the bit there).  Usage::
 
     python benchmarks/dada_join_new_stumps.py --variant own -- --families dada \
         --datasets moons --seeds 0,1,2 --ks 5,10,20 --out FILE
+    python benchmarks/dada_join_new_stumps.py placement 0,1 10
 """
 
 import sys
@@ -112,8 +113,56 @@ def _patch():
     nn.make_estimator = make_estimator
 
 
+def placement(seed, k):
+    """Seed ``seed``'s newcomers at ``k`` joined (library) and refitted: the
+    share of each newcomer's graph weight on fitted or joined nodes of its
+    own cluster and on other newcomers, the l1 weight of its model on the
+    stumps of features 0 and 1, and its test accuracy (means over the
+    newcomers)."""
+    import copy
+    import warnings
+
+    from skfed.datasets import make_rotated_moons
+
+    warnings.simplefilter("ignore")
+    data = nn.load("moons", seed)
+    X, y, groups = data[:3]
+    clusters = make_rotated_moons(n_nodes=100, n_test_per_node=60, random_state=seed)[-1]
+    fit_rows, new, order = nn.split(X, y, groups, seed, data[4])
+    train, test = nn.new_node_rows(order, k)
+    base = nn.make_estimator("dada", "classification", seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    joined = copy.deepcopy(base)
+    joined.add_nodes(X[train], y[train], groups[train])
+    refit = nn.make_estimator("dada", "classification", seed)
+    both = np.concatenate([fit_rows, train])
+    refit.fit(X[both], y[both], groups=groups[both])
+    for tag, est in (("join", joined), ("refit", refit)):
+        W = est.collaboration_graph_
+        W = W.toarray() if hasattr(W, "toarray") else np.asarray(W)
+        nodes = np.asarray(est.nodes_)
+        out = []
+        for n in new:
+            i = int(np.flatnonzero(nodes == n)[0])
+            rows = test[groups[test] == n]
+            w = W[i] / max(W[i].sum(), 1e-300)
+            coef = np.asarray(est.coef_[i]).reshape(-1, len(est.stump_features_))[0]
+            out.append((np.mean(est.predict(X[rows], groups=groups[rows]) == y[rows]),
+                        w[clusters[nodes] == clusters[n]].sum(), w[np.isin(nodes, new)].sum(),
+                        np.abs(coef[est.stump_features_ == 0]).sum(),
+                        np.abs(coef[est.stump_features_ == 1]).sum()))
+        o = np.mean(out, axis=0)
+        print(f"seed {seed} k {k} {tag:5s} selected {np.flatnonzero(est.selected_features_).tolist()} "
+              f"acc {100 * o[0]:.1f}  own cluster {o[1]:.2f}  newcomers {o[2]:.2f}  "
+              f"|f0| {o[3]:.2f}  |f1| {o[4]:.2f}", flush=True)
+
+
 def main():
     argv = sys.argv[1:]
+    if argv[:1] == ["placement"]:
+        for seed in map(int, argv[1].split(",")):
+            placement(seed, int(argv[2]) if len(argv) > 2 else 10)
+        return 0
     if argv[:1] == ["--variant"]:
         _STATE["variant"], argv = argv[1], argv[2:]
     if _STATE["variant"] not in VARIANTS:

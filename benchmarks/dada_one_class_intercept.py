@@ -32,6 +32,7 @@ Usage::
 
     python benchmarks/dada_one_class_intercept.py --variant pen -- --families dada \
         --datasets landmine --seeds 0,1,2,3,4,5 --ks 5,10,20 --out FILE
+    python benchmarks/dada_one_class_intercept.py terrain 5 6,7,8,9,10,11
 """
 
 import sys
@@ -69,8 +70,54 @@ def _patch():
     dmj._one_class_model = one_class_model
 
 
+def terrain(k, seeds):
+    """Errors of the library's join and of pooled ``SVC()`` (new_nodes.py's
+    Global) on the newcomers' test rows, summed by terrain (fields 1-15 /
+    16-29), by whether the newcomer's k samples are of one class and by
+    whether its graph row puts more than half its weight on fields of the
+    other terrain ("misplaced")."""
+    import copy
+    import warnings
+
+    from sklearn.svm import SVC
+
+    warnings.simplefilter("ignore")
+    sums = {}
+    for seed in seeds:
+        X, y, groups = nn.load("landmine", seed)[:3]
+        fit_rows, new, order = nn.split(X, y, groups, seed, None)
+        train, test = nn.new_node_rows(order, k)
+        base = nn.make_estimator("dada", "classification", seed)
+        base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+        joined = copy.deepcopy(base)
+        joined.add_nodes(X[train], y[train], groups[train])
+        pooled = np.concatenate([fit_rows, train])
+        svc = SVC().fit(X[pooled], y[pooled])
+        pos = joined.classes_[1]
+        W = joined.collaboration_graph_
+        W = W.toarray() if hasattr(W, "toarray") else np.asarray(W)
+        nodes = np.asarray(joined.nodes_)
+        for n in new:
+            rows = test[groups[test] == n]
+            pj, ps = joined.predict(X[rows], groups=groups[rows]), svc.predict(X[rows])
+            w = W[np.flatnonzero(nodes == n)[0]]
+            other = w[(nodes <= 15) != (n <= 15)].sum() > 0.5 * w.sum()
+            key = ("fields 1-15" if n <= 15 else "fields 16-29",
+                   ("one class" if len(np.unique(y[train[groups[train] == n]])) == 1
+                    else "two classes") + (" misplaced" if other else ""))
+            acc = sums.setdefault(key, np.zeros(6, dtype=np.int64))
+            acc += [1, len(rows), int(np.sum(pj != y[rows])), int(np.sum(pj == pos)),
+                    int(np.sum(ps != y[rows])), int(np.sum(ps == pos))]
+    for key, v in sorted(sums.items()):
+        print(f"k {k} {key[0]:12s} {key[1]:22s} newcomers {v[0]:2d} rows {v[1]:5d}  join errors "
+              f"{v[2]:4d} (predicted positive {v[3]:4d})  SVC errors {v[4]:4d} ({v[5]:3d})",
+              flush=True)
+
+
 def main():
     argv = sys.argv[1:]
+    if argv[:1] == ["terrain"]:
+        return terrain(int(argv[1]), [int(s) for s in argv[2].split(",")])
     if argv[:1] == ["--variant"]:
         _STATE["variant"], argv = argv[1], argv[2:]
     if _STATE["variant"] not in VARIANTS:
