@@ -80,7 +80,7 @@ from its neighbours (which is what ``pen`` / ``ball`` change).  dada25's
 ``oracle`` (placing by the mean of all the newcomer's rows) is the bound
 of a better placement.  Seeds 0-5 (``terrain 5 0,1,2,3,4,5``) draw fewer
 fields 1-15 newcomers (12 of 36, against 25 of 36 on 6-11) and 2 of them
-misplaced (56 + 22 errors against SVC's 40 + 15); the 23 fields 16-29
+misplaced (56 + 22 errors against SVC's 40 + 15); the 24 fields 16-29
 newcomers make 715 errors against SVC's 767: why seeds 0-5 meet and 6-11
 do not, with the same rule.
 """
