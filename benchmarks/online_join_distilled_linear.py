@@ -43,8 +43,9 @@ models are hash-identical; load 6-11), HAR sitting, accuracy (%),
     2      99.06 / 98.39 / 98.34  96.31 / 96.77 / 97.35  95.01 / 96.11 / 96.30  97.69 / 98.24 / 98.34
     mean   97.50 / 97.24 / 97.29  95.98 / 96.14 / 96.66  93.87 / 94.44 / 94.74  96.59 / 96.83 / 97.03
 
-Every variant is under the join it would replace on every seed and ``k``
-(by 0.3-1.5 points on average): the network function's 100 points carry
+No variant beats the join it would replace on any seed and ``k``
+(``net+nbr`` ties it on seeds 1 and 2 at ``k = 20``; on average the
+variants are 0.3-3.6 points under): the network function's 100 points carry
 its own decision, not the pooled rows', and a few neighbours' points are
 a few people's.  A linear term learned from received points is no way to
 the pooled model; rejected on the choice block (seeds 0-2), so not run on

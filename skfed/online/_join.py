@@ -23,7 +23,7 @@ from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
 from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
-from ._join_means import JOIN_MEANS_BYTES, join_sizes  # noqa: F401 (JOIN_MEANS_BYTES: tests)
+from ._join_means import join_sizes
 from ._join_steps import _combination, _join_rounds, _rows_bytes
 from ._validation import drop_absent_rows
 from ._validation import _check_gamma
