@@ -152,12 +152,13 @@ def test_mean_solve_gate_and_bytes_against_numpy():
     assert held_loss(v_s) <= 0.99 * held_loss(v_m)
     assert held_loss(v_s) <= held_loss(ref.x) * (1 + 1e-6)
     # Bytes: up and down the ring's 5 tree edges one 2-point dictionary
-    # (d + 1 values a point; an int32 count up), then per evaluation d + 1
+    # (d + 1 values a point; an int32 count and the join's two sums up,
+    # skfed/online/_join_means.py), then per evaluation d + 1
     # weights and 3 float64 (loss, weight, held-back loss) up and d + 1
     # weights down, then the gate's 2 float64 up and an int32 down.
     edges, rounds = 5, int(est._network_solve_rounds[0]) - 1
     assert rounds >= 3
-    steps = edges * (2 * HEADER + 4 + 2 * 2 * (d + 1) * 8)
+    steps = edges * (2 * HEADER + 4 + 16 + 2 * 2 * (d + 1) * 8)
     solve = edges * rounds * (2 * HEADER + (2 * (d + 1) + 3) * 8)
     gate = edges * (2 * HEADER + 2 * 8 + 4)
     log = est.network_communication_

@@ -130,8 +130,9 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
             m = len(sub[node][0])
             n_ref = held(sub[node][0], [pub[node], pub[parents[node]]]) if referencing else 0
             n_refs += n_ref
-            up_bytes += header + 4 + message_bytes(m, n_ref, d, 1, 8, referencing)
-            plain_bytes += header + 4 + message_bytes(m, 0, d, 1, 8, False)
+            # (+ 16: the join's two sums, skfed/online/_join_means.py)
+            up_bytes += header + 4 + 16 + message_bytes(m, n_ref, d, 1, 8, referencing)
+            plain_bytes += header + 4 + 16 + message_bytes(m, 0, d, 1, 8, False)
     D_ref, W_ref = sub[0]
     assert count[0] == n_nodes
     # Intermediate sizes: every message is a compressed subtree mean.

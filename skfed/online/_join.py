@@ -23,6 +23,7 @@ from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
 from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
+from ._join_means import join_sizes
 from ._join_steps import _combination, _join_rounds, _rows_bytes
 from ._validation import drop_absent_rows
 from ._validation import _check_gamma
@@ -38,8 +39,6 @@ _JOIN_CANDIDATES = 10
 # _JOIN_CANDIDATES): with a fifth of the nodes joining, the joins then
 # cost about a tenth of a refit.
 _JOIN_BUDGET = 0.4
-# Node 0 sends it the fitted nodes' mean dictionary size and bytes sent.
-JOIN_MEANS_BYTES = payload_bytes(n_float64=2)
 # Passes over its samples a regressor's newcomer may make with its
 # neighbours fixed (these up to max_epochs, and max_epochs); cross-validation
 # on its samples chooses.
@@ -177,9 +176,11 @@ class _JoinMixin:
            what the budget leaves after one neighbour, between the median
            degree ``deg`` of the fitted graph and ``min(10, n_fitted)``,
            and ``m`` what is left after the candidates, between 1 and
-           ``deg``.  Without a fit log (nothing sent in the fit) ``C =
-           min(10, n_fitted)`` and ``m = deg``.  Fitted node 0 sends it
-           the two means this reads (size, bytes: 16 bytes, counted).
+           ``deg``, each newcomer from its own sample count.  Without a
+           fit log (nothing sent in the fit) ``C = min(10, n_fitted)`` and
+           ``m = deg``.  Fitted node 0 sends it the two means this reads
+           (size, bytes: 16 bytes), which node 0 learns in counted messages
+           (:mod:`._join_means`).
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
            dictionaries otherwise: their iterates, which its stream couples
@@ -413,8 +414,8 @@ class _JoinMixin:
         degrees = np.diff(self.adjacency_.indptr)
         degree = max(1, int(round(np.median(degrees)))) if n_old else 0
         n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old, sim)
-        candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
-                      for _ in range(n_new)]
+        candidates = [np.sort(rng.choice(n_old, size=n_candidates[k], replace=False))
+                      for k in range(n_new)]
         neighbours, closest, held_out, scale_sums = self._join_select(
             sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old
         )
@@ -598,40 +599,11 @@ class _JoinMixin:
         return self._join_kernel(gamma)(X, np.ascontiguousarray(D)) @ W
 
     def _join_sizes(self, X_new, new_codes, degree, n_old, sim):
-        """``(n_candidates, n_neighbours)`` of a newcomer within its byte budget.
-
-        The budget is ``_JOIN_BUDGET`` times the mean bytes a fitted node sent
-        in the fit.  A candidate costs the cheaper of a query and its
-        dictionary, a neighbour its dictionary (means over the fitted nodes).
-        Candidates come first (between ``degree`` and ``_JOIN_CANDIDATES``,
-        keeping room for one neighbour): choosing by their losses is what
-        finds the functions that fit it; then as many neighbours as the rest
-        allows, between 1 and ``degree``.  Without a fit log (nothing was
-        sent) the most of both.
-
-        The means reach it from fitted node 0 (``JOIN_MEANS_BYTES``).
-        """
-        n_most = min(_JOIN_CANDIDATES, n_old)
-        log = getattr(self, "communication_", None)
-        if log is None or log.total_bytes == 0 or n_old == 0 or not np.isfinite(_JOIN_BUDGET):
-            return n_most, degree
-        n_new = int(new_codes.max()) + 1 if len(new_codes) else 0
-        sim.counter.send_pairs(np.zeros(n_new, np.intp), np.arange(n_old, n_old + n_new, dtype=np.intp),
-                               np.full(n_new, JOIN_MEANS_BYTES, np.int64))
-        b = float_bytes(self._dtype)
-        header = resolve_network(self.network).header_bytes
-        n_features, n_out = X_new.shape[1], self._n_outputs
-        dictionary = header + _rows_bytes(float(np.mean(self._sizes[:n_old])), n_features, n_out, b)
-        counts = np.minimum(np.bincount(new_codes), _JOIN_QUERY_SAMPLES)
-        n_samples = float(counts.mean()) if len(counts) else 0.0
-        query = 2 * header + _rows_bytes(n_samples, n_features, n_out, b)
-        budget = _JOIN_BUDGET * log.total_bytes / n_old
-        candidate = min(query, dictionary)
-        n_candidates = int(np.clip((budget - dictionary) // candidate, min(degree, n_most),
-                                   n_most))
-        n_neighbours = int(np.clip((budget - n_candidates * candidate) // dictionary, 1,
-                                   degree))
-        return n_candidates, n_neighbours
+        """Every newcomer's ``(n_candidates, n_neighbours)`` within its byte
+        budget, from the two means fitted node 0 sends it
+        (:func:`._join_means.join_sizes`, where they travel)."""
+        return join_sizes(self, X_new, new_codes, degree, n_old, sim,
+                          min(_JOIN_CANDIDATES, n_old), _JOIN_BUDGET, _JOIN_QUERY_SAMPLES)
 
     def _join_passes(self, X_new, y_new, w_new, gamma):
         """Every newcomer's passes over its samples, chosen by cross-validation.
@@ -793,11 +765,11 @@ class _JoinMixin:
             per_row = np.array([loss_values(loss_name, values[c], y_new[rows], threshold)
                                 for c in range(len(answer))]) * weights[None]
             losses = per_row.sum(axis=1) / weights.sum()
-            best = np.argsort(losses, kind="stable")[:degree]
+            best = np.argsort(losses, kind="stable")[:degree[k]]
             neighbours[k] = np.sort(np.asarray(answer, dtype=np.intp)[best])
             closest[k] = answer[best[0]]
             held_out[k] = self._join_held_out(per_row, values, y_new[rows], weights,
-                                              np.asarray(answer), degree)
+                                              np.asarray(answer), degree[k])
             return True
 
         _join_rounds(sim, n_old, n_new, visit)

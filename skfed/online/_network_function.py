@@ -19,7 +19,9 @@ kernel width, over breadth-first spanning trees of the communication graph
    subtree's mean (the union of the dictionaries, weights scaled by the
    subtree counts), compresses it by KOMP to ``epsilon`` and
    ``max_dictionary_size`` as after any step, and sends it to its parent
-   (the points, the weights and an int32 count).  A linear or affine
+   (the points, the weights and an int32 count; in the tree of node 0 also
+   its subtree's dictionary sizes and stream bytes, two float64 that a
+   later join reads, :mod:`._join_means`).  A linear or affine
    kernel (at most ``COORDINATE_LIMIT - 1`` features, :mod:`._coordinates`)
    needs no compression: every function of it is ``w' x + b``, so a node
    re-expresses its own function (exactly, in any width) and its subtree's
@@ -126,6 +128,7 @@ from ._coordinates import (coordinate_points, from_coordinates, linear_parts, co
                            mean_compact, to_coordinates, uses_coordinates)
 from ._dictionary import _komp_prune
 from ._holdout import loss_arrays, rows_by_node
+from ._join_means import TREE_SUMS_BYTES, held_sums
 from ._selection import tree_parents, tree_round
 
 
@@ -737,7 +740,9 @@ class _NetworkFunctionMixin:
                     sent_up[node] = D
                 sim.counter.send_message(int(node), int(parent), payload_bytes(n_int32=1)
                                          + dictionary_bytes(len(D), n_ref, n_features,
-                                                            n_out, b, referencing) + lin_bytes)
+                                                            n_out, b, referencing) + lin_bytes
+                                         # (node 0's tree: the join's sums, _join_means)
+                                         + TREE_SUMS_BYTES * (component[node] == component[0]))
                 if b == 4:
                     W = W.astype(np.float32).astype(np.float64)
                 W = sim.corrupt_value_rows(W[None], [node])[0]
@@ -792,6 +797,7 @@ class _NetworkFunctionMixin:
         self.network_coef_ = [final[root][1].copy() for root in roots]
         self.network_component_ = component
         self.network_excluded_ = excluded
+        self._join_sums = held_sums(self, component)   # what node 0 now holds
         self._set_network_linear_share([lin_total.get(root) for root in roots])
         # Step 4's rounds (its evaluations and the gate's) and choice, per component.
         self._network_solve_rounds = np.zeros(len(roots), dtype=np.intp)
