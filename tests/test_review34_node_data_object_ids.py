@@ -1,0 +1,55 @@
+"""``node_data_`` with object-dtype node ids (review34).
+
+``node_data_`` (store33) labelled each part ``nodes_[t].item()``; with
+node ids of object dtype (a pandas column of strings, ``df["site"].values``,
+or ``np.array([...], dtype=object)``) ``nodes_`` holds Python objects and
+the property raised ``AttributeError: 'str' object has no attribute
+'item'`` (so ``hasattr(est, "node_data_")`` was False).  Fixed in
+``skfed/multitask/_node_data.py`` (one line: ``.item()`` only on NumPy
+scalars).  Checked: the keys are the node ids, each part's rows are that
+node's training rows (a NumPy selection; the design's last column the
+intercept), its coded targets ``+-1`` and its weights; ``drop_node_data``
+still empties it.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from skfed import FederatedMultiTaskClassifier
+
+
+def _data():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(160, 3))
+    y = (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("labels", [
+    np.array(["a", "b", "c", "d"], dtype=object),
+    np.array([11, 12, 13, 14], dtype=object),
+    np.array(["a", "b", "c", "d"]),
+    np.array([11, 12, 13, 14]),
+], ids=["object-str", "object-int", "str", "int"])
+def test_node_data_keys_and_rows(labels):
+    X, y = _data()
+    groups = np.repeat(labels, 40)
+    sw = np.linspace(0.5, 2.0, len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=groups,
+                                                                sample_weight=sw)
+    data = est.node_data_
+    assert sorted(data, key=str) == sorted(labels.tolist(), key=str)
+    for label, (Z, Y, w) in data.items():
+        rows = np.flatnonzero(groups == label)
+        # same rows (the order within a node is the fit's), intercept column last
+        order = np.lexsort(Z[:, :3].T[::-1])
+        ref = np.lexsort(X[rows].T[::-1])
+        np.testing.assert_allclose(Z[order, :3], X[rows][ref], rtol=0, atol=1e-6)
+        np.testing.assert_allclose(Z[:, 3], est.intercept_scaling)
+        np.testing.assert_array_equal(np.sort(Y[0]), np.sort(2.0 * y[rows] - 1.0))
+        np.testing.assert_allclose(np.sort(w), np.sort(sw[rows]), rtol=1e-6)
+    assert est.drop_node_data().node_data_ == {}
