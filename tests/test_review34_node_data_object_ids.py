@@ -53,3 +53,18 @@ def test_node_data_keys_and_rows(labels):
         np.testing.assert_array_equal(np.sort(Y[0]), np.sort(2.0 * y[rows] - 1.0))
         np.testing.assert_allclose(np.sort(w), np.sort(sw[rows]), rtol=1e-6)
     assert est.drop_node_data().node_data_ == {}
+
+
+@pytest.mark.parametrize("dtype", [object, None], ids=["object", "str"])
+def test_support_alpha_error_names_object_node(dtype):
+    # skfed/support/_protocol.py named the node by nodes_[k].item(): with
+    # object-dtype ids the refusal of a negative per-node alpha was an
+    # AttributeError ('str' object has no attribute 'item')
+    from skfed import FederatedSupportRecovery
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(160, 5))
+    y = X[:, 0] + 0.1 * rng.normal(size=160)
+    groups = np.repeat(np.array(["a", "b", "c", "d"], dtype=dtype), 40)
+    with pytest.raises(ValueError, match="node 'b' has alpha=-1.0"):
+        FederatedSupportRecovery(alpha=np.array([0.1, -1.0, 0.1, 0.1])).fit(X, y, groups=groups)
