@@ -68,3 +68,28 @@ def test_support_alpha_error_names_object_node(dtype):
     groups = np.repeat(np.array(["a", "b", "c", "d"], dtype=dtype), 40)
     with pytest.raises(ValueError, match="node 'b' has alpha=-1.0"):
         FederatedSupportRecovery(alpha=np.array([0.1, -1.0, 0.1, 0.1])).fit(X, y, groups=groups)
+
+
+def test_mpi_graph_learner_object_node_ids():
+    # skfed/engines/_mpi_graph_fit.py named a node by block.labels[k].item():
+    # a callable loader with object-dtype node ids raised AttributeError; the
+    # fit equals the one with the same ids as a str array
+    pytest.importorskip("mpi4py")
+    from skfed.engines import mpi
+    from skfed.graph import CollaborationGraphLearner
+
+    rng = np.random.RandomState(8)
+    models = np.vstack([rng.normal(k % 3, 0.4, size=5) for k in range(6)])
+    losses = rng.uniform(0, 1, size=6)
+    fits = []
+    for labels in (np.array(list("abcdef"), dtype=object), np.array(list("abcdef"))):
+        index = {label: i for i, label in enumerate(labels.tolist())}
+
+        def load(label):
+            return models[index[label]][None, :], np.array([losses[index[label]]])
+
+        est = CollaborationGraphLearner(mu=4.0, kappa=3, max_iter=100, random_state=8)
+        fits.append(mpi.fit(est, load, nodes=labels))
+    assert fits[0].nodes_.tolist() == list("abcdef")
+    np.testing.assert_array_equal(fits[0].collaboration_graph_.toarray(),
+                                  fits[1].collaboration_graph_.toarray())
