@@ -344,7 +344,7 @@ class GroupScorer(_MetadataRequester):
         # a missing id is reported as such, not as a prediction error.
         nodes = self._scored_node_ids(estimator, X, groups) if self.average == "nodes" else None
         y_pred = method(X, groups=groups)
-        if methods[0] in ("predict_proba",) and y_pred.ndim == 2 and y_pred.shape[1] == 2:
+        if name == "predict_proba" and y_pred.ndim == 2 and y_pred.shape[1] == 2:
             y_pred = y_pred[:, 1]
         score_kwargs = {**self.kwargs, **kwargs}
         if nodes is None:

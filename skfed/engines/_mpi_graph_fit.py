@@ -93,7 +93,7 @@ def fit_graph(est, peer, block, validate, random_state):
         raise ValueError("CollaborationGraphLearner needs at least 2 nodes (models).")
     rows, values = [], []
     for k, (X, y, _) in zip(block.mine.tolist(), block.data):
-        label = block.labels[k].item()
+        label = block.labels[k].item() if isinstance(block.labels[k], np.generic) else block.labels[k]
         model = check_array(np.atleast_2d(X), dtype=[np.float64, np.float32],
                             input_name=f"the model of node {label!r}")
         loss = np.asarray(y, dtype=np.float64).ravel()

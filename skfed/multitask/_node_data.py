@@ -36,7 +36,7 @@ class _NodeDataMixin:
         if rehearsal is not None:
             nodes = np.asarray(self.nodes_)
             for t, part in rehearsal.data.items():
-                out[nodes[t].item()] = part
+                out[nodes[t].item() if isinstance(nodes[t], np.generic) else nodes[t]] = part
         return out
 
     def drop_node_data(self):

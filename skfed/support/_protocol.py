@@ -100,7 +100,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             first = np.flatnonzero(invalid)[0]
             raise ValueError(
                 f"alpha must be finite and >= 0 for every node; node "
-                f"{self.nodes_[first].item()!r} has alpha={lam[first]}."
+                f"{np.asarray(self.nodes_).tolist()[first]!r} has alpha={lam[first]}."
             )
         return lam, False
 
