@@ -14,6 +14,9 @@ leave them unchanged (measured at 7781cb8; Perso-lin and the online learner
 alike).  A fix: keep ``nodes_`` exact (object dtype when a float id joins
 integer ids that float64 cannot hold), or refuse such a join naming
 ``groups``.  The controls (ids below 2**53, int newcomers of big ids) pass.
+
+Fixed by the lead: ``_append_nodes`` keeps ``nodes_`` as object ids when
+float64 would not hold every fitted id exactly.
 """
 
 import warnings
@@ -47,6 +50,10 @@ def _join_keeps_fitted_nodes(make, ids, new_id):
             assert "groups" in str(error) or "node id" in str(error), str(error)
             return
         after = est.decision_function(X, groups=g)
+        # the newcomer predicts with its own (new, last) model
+        new_scores = est.decision_function(X[:10], groups=np.full(10, new_id))
+        assert np.isfinite(new_scores).all()
+        assert est.nodes_.tolist()[-1] == new_id
     # every fitted id still there, exactly, and its model unchanged
     assert len(set(est.nodes_.tolist())) == len(est.nodes_)
     assert set(ids.tolist()) <= set(int(v) for v in est.nodes_.tolist()[:len(ids)])
@@ -57,10 +64,6 @@ MAKERS = [lambda: FederatedMultiTaskClassifier(random_state=0),
           lambda: PersonalizedLinearClassifier(random_state=0)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: add_nodes with a float id after int ids >= 2**53 makes nodes_ float64 "
-    "(skfed/_base.py _append_nodes); fitted ids 2**53 and 2**53+1 merge and the "
-    "second fitted node predicts with the first's model"))
 @pytest.mark.parametrize("make", MAKERS, ids=["mocha", "persolin"])
 def test_float_newcomer_keeps_big_int_ids(make):
     _join_keeps_fitted_nodes(make, BIG, 0.5)
