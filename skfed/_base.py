@@ -270,6 +270,66 @@ def check_magnitude(values, name):
             f"{name} holds a value of magnitude {largest:.3g}, whose square overflows "
             f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler for "
             "features).")
+    if getattr(values, "ndim", 1) == 2:
+        # rows are squared and summed (norms, kernels, Gram matrices)
+        norm = largest_row_norm(values)
+        if norm > limit:
+            raise ValueError(
+                f"{name} holds a row of norm {norm:.3g}, whose square overflows "
+                f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler "
+                "for features).")
+
+
+def largest_row_norm(X):
+    """The largest Euclidean norm of a row of ``X`` (dense or sparse), computed
+    without overflow (rows scaled by the largest magnitude first, in chunks).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed._base import largest_row_norm
+    >>> float(largest_row_norm(np.array([[3.0, 4.0], [1e200, 1e200]]))) / 1e200
+    1.4142135623730951
+    """
+    if sparse.issparse(X):
+        X = sparse.csr_matrix(X)
+        data = X.data
+    else:
+        X = np.asarray(X)
+        data = X
+    if data.size == 0:
+        return 0.0
+    top = float(np.max(np.abs(data)))
+    if top == 0.0 or not np.isfinite(top):
+        return top
+    if sparse.issparse(X):
+        squares = X.multiply(1.0 / top).power(2).sum(axis=1)
+        return top * float(np.sqrt(np.max(squares)))
+    best = 0.0
+    for start in range(0, X.shape[0], 4096):
+        part = np.asarray(X[start:start + 4096], dtype=np.float64) / top
+        best = max(best, float(np.max(np.einsum("ij,ij->i", part, part))))
+    return top * float(np.sqrt(best))
+
+
+def check_weighted_squares(sample_weight, X):
+    """Refuse weights whose products with the squared norms of ``X``'s rows
+    overflow float64 (``w ||x||^2``, a weighted Gram or Hessian): each
+    factor may be under :func:`check_magnitude`'s bound while the product is
+    not.  Names ``sample_weight``; rescaling either fixes it.
+    """
+    weights = np.asarray(sample_weight)
+    if weights.size == 0 or not hasattr(X, "shape") or len(X.shape) != 2:
+        return
+    top = float(np.max(np.abs(weights)))
+    norm = largest_row_norm(X)
+    limit = float(np.finfo(np.float64).max)
+    if top > 0 and norm > 0 and np.log(top) + 2 * np.log(norm) > np.log(limit):
+        raise ValueError(
+            f"sample_weight holds a weight of {top:.3g} and X a row of norm "
+            f"{norm:.3g}: their product with the squared norm overflows float64 "
+            f"(weight x norm^2 above {limit:.3g}); rescale sample_weight or X "
+            "(e.g. StandardScaler for features).")
 
 
 #: Largest ``C`` times total sample weight MOCHA takes: its ``lambda = 1 / (C
@@ -312,6 +372,7 @@ def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     """
     sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **options)
     check_magnitude(sample_weight, "sample_weight")
+    check_weighted_squares(sample_weight, X)
     negative = np.flatnonzero(sample_weight < 0)
     if negative.size:
         first = negative[0]

@@ -70,10 +70,6 @@ def test_check_magnitude_bound_holds_per_value():
     check_magnitude(np.array([1.3e154, -1.3e154]), "X")  # each square is finite
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: MOCHA fits two features at +-1.3e154 (each under check_magnitude's "
-    "1.34e154) to NaN coef_/decision values silently: the row's squared norm "
-    "3.4e308 overflows; check_magnitude bounds single values, not row norms"))
 def test_mocha_row_norm_overflow_named_or_finite():
     X, y, g = _data(d=2)
     Xb = np.where(X > 0, 1.3e154, -1.3e154)
@@ -88,19 +84,12 @@ def test_mocha_row_norm_control():
     _named_or_finite(lambda: FederatedMultiTaskClassifier(random_state=0), Xb, y, g)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: Dada with |x| = 1e100 and every sample_weight = 1e120 (each under "
-    "check_magnitude's bound) raises numpy's 'Singular matrix' naming nothing: "
-    "w x^2 overflows; no bound on the product"))
 def test_dada_weight_times_square_named_or_finite():
     X, y, g = _data()
     _named_or_finite(lambda: DecentralizedBoostingClassifier(random_state=0),
                      X * 1e100, y, g, np.full(len(y), 1e120))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: the online classifier with |x| = 1e100 and sample_weight = 1e120 "
-    "raises 'array must not contain infs or NaNs' naming nothing (w x^2 overflows)"))
 def test_online_weight_times_square_named_or_finite():
     X, y, g = _data()
     _named_or_finite(lambda: DecentralizedKernelSGDClassifier(random_state=0, max_epochs=2),
