@@ -10,8 +10,9 @@ the new rows to nothing, silently) and makes the regressor raise
 ``FloatingPointError: ... diverged at node np.int64(0)``, naming neither
 ``X`` nor a plain node id.  ``sample_weight`` is checked there (its
 control passes).  Fix: ``check_magnitude(X_features, "X")`` in
-``_validate_more_data`` (the module is at 999 lines: online34's).  Strict
-xfails.
+``_validate_more_data`` (the module is at 999 lines: online34's).
+
+Fixed by the lead: ``_validate_more_data`` calls ``check_magnitude``.
 """
 
 import copy
@@ -37,10 +38,6 @@ def _fitted(cls):
 CLASSES = [DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: online partial_fit does not refuse |x| = 1e200 (check_magnitude runs in "
-    "fit and add_nodes only): the classifier accepts it, the regressor raises an "
-    "unnamed FloatingPointError"))
 @pytest.mark.parametrize("cls", CLASSES, ids=["classifier", "regressor"])
 def test_partial_fit_refuses_overflowing_x(cls):
     est, X, y, g = _fitted(cls)

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._base import (FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin, _check_y,
                      _numeric_target, node_seeds, pad_log)
-from .._base import check_network_faults, check_node_weights, check_sample_weight
+from .._base import check_magnitude, check_network_faults, check_node_weights, check_sample_weight
 from .._compat import HasMethods, Interval, StrOptions
 from ..kernels import _checked_kernel_settings, kernel_params, resolve_kernel
 from ..privacy import DifferentialPrivacy
@@ -315,6 +315,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
                 raise ValueError(
                     f"X has {X_features.shape[0]} samples but y has {len(y)}."
                 )
+        check_magnitude(X_features, "X")
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:

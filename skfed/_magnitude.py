@@ -1,0 +1,125 @@
+"""Magnitude checks of the inputs every estimator squares and weighs.
+
+Finite values can still overflow once squared, summed over a row or
+multiplied by a sample weight; these checks refuse such data naming the
+parameter (``X``, ``sample_weight``) or the quantity (``C`` times the
+weights), instead of a NaN model or a solver error that names nothing.
+Re-exported by :mod:`skfed._base`.
+"""
+
+import numpy as np
+from scipy import sparse
+
+
+def check_magnitude(values, name):
+    """Refuse finite values whose squares overflow their dtype.
+
+    Every estimator squares its features (norms, kernels, Gram matrices) and
+    multiplies them by weights: a value above ``sqrt(finfo(dtype).max)``
+    (``1.3e154`` in float64, ``1.8e19`` in float32) turns a node's model into
+    NaN or a solver's error that names nothing.  Such data are refused
+    naming ``name``; rescaling (e.g. ``StandardScaler``) fixes them.
+
+    Parameters
+    ----------
+    values : ndarray or sparse matrix
+        Finite values (checked by ``check_array`` before).
+    name : str
+        The parameter named in the error (``"X"``, ``"sample_weight"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed._magnitude import check_magnitude
+    >>> check_magnitude(np.array([1.0, 1e150]), "X")
+    >>> check_magnitude(np.array([1.0, 1e200]), "X")
+    Traceback (most recent call last):
+    ...
+    ValueError: X holds a value of magnitude 1e+200, whose square overflows float64 (above 1.34e+154); rescale it (e.g. StandardScaler for features).
+    """
+    data = values.data if sparse.issparse(values) else np.asarray(values)
+    if data.size == 0 or not np.issubdtype(data.dtype, np.floating):
+        return
+    largest = float(np.max(np.abs(data)))
+    limit = float(np.sqrt(np.finfo(data.dtype).max))
+    if largest > limit:
+        raise ValueError(
+            f"{name} holds a value of magnitude {largest:.3g}, whose square overflows "
+            f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler for "
+            "features).")
+    if getattr(values, "ndim", 1) == 2:
+        # rows are squared and summed (norms, kernels, Gram matrices)
+        norm = largest_row_norm(values)
+        if norm > limit:
+            raise ValueError(
+                f"{name} holds a row of norm {norm:.3g}, whose square overflows "
+                f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler "
+                "for features).")
+
+
+def largest_row_norm(X):
+    """The largest Euclidean norm of a row of ``X`` (dense or sparse), computed
+    without overflow (rows scaled by the largest magnitude first, in chunks).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed._magnitude import largest_row_norm
+    >>> float(largest_row_norm(np.array([[3.0, 4.0], [1e200, 1e200]]))) / 1e200
+    1.4142135623730951
+    """
+    if sparse.issparse(X):
+        X = sparse.csr_matrix(X)
+        data = X.data
+    else:
+        X = np.asarray(X)
+        data = X
+    if data.size == 0:
+        return 0.0
+    top = float(np.max(np.abs(data)))
+    if top == 0.0 or not np.isfinite(top):
+        return top
+    if sparse.issparse(X):
+        squares = X.multiply(1.0 / top).power(2).sum(axis=1)
+        return top * float(np.sqrt(np.max(squares)))
+    best = 0.0
+    for start in range(0, X.shape[0], 4096):
+        part = np.asarray(X[start:start + 4096], dtype=np.float64) / top
+        best = max(best, float(np.max(np.einsum("ij,ij->i", part, part))))
+    return top * float(np.sqrt(best))
+
+
+def check_weighted_squares(sample_weight, X):
+    """Refuse weights whose products with the squared norms of ``X``'s rows
+    overflow float64 (``w ||x||^2``, a weighted Gram or Hessian): each
+    factor may be under :func:`check_magnitude`'s bound while the product is
+    not.  Names ``sample_weight``; rescaling either fixes it.
+    """
+    weights = np.asarray(sample_weight)
+    if weights.size == 0 or not hasattr(X, "shape") or len(X.shape) != 2:
+        return
+    top = float(np.max(np.abs(weights)))
+    norm = largest_row_norm(X)
+    limit = float(np.finfo(np.float64).max)
+    if top > 0 and norm > 0 and np.log(top) + 2 * np.log(norm) > np.log(limit):
+        raise ValueError(
+            f"sample_weight holds a weight of {top:.3g} and X a row of norm "
+            f"{norm:.3g}: their product with the squared norm overflows float64 "
+            f"(weight x norm^2 above {limit:.3g}); rescale sample_weight or X "
+            "(e.g. StandardScaler for features).")
+
+
+#: Largest ``C`` times total sample weight MOCHA takes: its ``lambda = 1 / (C
+#: n_samples)`` (and a newcomer's prior weight) travel in float32.
+MAX_C_WEIGHT = 1.0 / float(np.finfo(np.float32).tiny)
+
+
+def check_C_weight(scale, where):
+    """Refuse ``scale`` (``C`` times a total sample weight) above
+    :data:`MAX_C_WEIGHT` (8.5e37), where ``lambda`` underflows in float32;
+    ``where`` starts the message (what holds that weight)."""
+    if scale > MAX_C_WEIGHT:
+        raise ValueError(
+            f"{where}: C times the total sample_weight is {scale:.3g}, above 8.5e37, "
+            "where lambda = 1 / (C n_samples) underflows in float32; lower C or "
+            "rescale sample_weight.")
