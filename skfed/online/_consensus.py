@@ -410,6 +410,10 @@ class _ConsensusMixin:
         bound = 2.0 / (self.alpha + curvature) if self.alpha + curvature > 0 else np.inf
         if self.eta0 == "auto":
             eta = 1.0 / (self.alpha + kernel_sup * (s_max + c * self._lambda_max))
+            if self.alpha > 0:
+                # a curvature that vanishes against alpha (features of scale
+                # 1e-12 under a linear kernel) would round eta to 1 / alpha
+                eta = min(eta, 0.5 / self.alpha)
         else:
             eta = float(self.eta0)
             # A diminishing step falls below the bound after finitely many
