@@ -97,7 +97,8 @@ fixed 2 -> ``coh2p1.5``, ``k = 5 / 10 / 20``; ``rho`` 0.82-0.99)::
     related-small       -0.05/+0.02/-0.09         +0.01/+0.01/-0.02         -0.06/-0.11/-0.04
     related-wide        +0.02/-0.05/+0.00         -0.07/+0.09/+0.00         -0.07/-0.07/-0.06
     related-narrow      +0.00/+0.00/-0.03         +0.07/+0.03/+0.03         -0.03/+0.03/+0.03
-    HAR                 (see below)               94.07/94.83/94.91 -> 94.00/94.83/94.94 (rho 0.97)
+    HAR 3-5             94.07/94.83/94.91 -> 94.00/94.83/94.94 (rho 0.97)
+    HAR 0-2 and 6-8     93.26/93.86/94.54 -> 93.24/93.85/94.53 (rho 0.97-1.00; per seed -0.08..0)
     Landmine 6-11       the feature-mean gate opens (rule "features"): 94.33/94.52/94.59 both
 
 Rows of ``benchmarks/new_nodes.py`` with it (``python
@@ -118,7 +119,8 @@ the trust is the newcomer's own arithmetic).  The ``k = 10`` row on seeds
 seed 5 at ``k = 5`` (seed 8 equal), seeds 5, 6, 8 at ``k = 10`` and 4, 5
 at ``k = 20``.  CPU, least of 7 joins over least of 3 refits (``python
 benchmarks/persolin_moons_prior.py --cpu --datasets moons --seeds 0,1,2``):
-0.049 / 0.054 / 0.067 (the fixed trust's 0.046 / 0.055 / 0.065).
+0.049 / 0.054 / 0.067 (the fixed trust's 0.046 / 0.055 / 0.065); seeds 3-8
+0.061 / 0.067 / 0.071 (0.060 / 0.065 / 0.073).
 """
 
 import argparse
