@@ -80,7 +80,7 @@ Choice block, moons seeds 3-5 (``k = 5 / 10 / 20``; Local 56.15 / 58.02 /
 
 Evidence weights and graph-smoothed candidates do not rank better than the
 likelihood; only a larger trust helps, and ``coh<b>`` with ``b > 2`` is a
-larger trust for every newcomer (``b = 3, 4`` lose 0.3-0.5 on related-small
+larger trust for every newcomer (``b = 3, 4`` lose 0.1-0.6 on related-small
 and -wide at ``rho`` 0.93).  ``coh2p1.5`` (trust 2 at ``rho = 1``) was the
 one to meet Local at every ``k`` on the choice block.  Checks::
 

@@ -61,7 +61,8 @@ def _reference(clf_before, Xn, yn, sw, max_mass):
     a /= a.sum()
     u = np.tensordot(a, models, axes=1)
     rho = np.sum(u * u) / np.sum(a * np.sum(models * models, axis=(1, 2)))   # (persolin34)
-    c = post.TRUST / max(rho, post.MIN_COHERENCE) ** post.COHERENCE_POWER * min(mass / max_mass, 1.0)
+    trust = post.TRUST / max(rho, post.MIN_COHERENCE) ** post.COHERENCE_POWER
+    c = trust * min(mass / max_mass, 1.0)
     alpha, mu = clf_before.alpha, clf_before.mu
     out = np.zeros_like(u)
     for p in range(len(Y)):

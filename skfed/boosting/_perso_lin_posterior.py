@@ -30,9 +30,9 @@ over the one-vs-rest problems) and ``m_n`` its mass: with the logistic loss
 and ``rho_n = ||u||^2 / sum_r a_r ||theta_r||^2`` the coherence of its
 prior (:func:`prior_coherence`, in (0, 1]): where its likelihood cannot
 tell candidates that disagree apart, ``u`` is their cancellation, not a
-model of any of them, and the newcomer trusts its own samples more (a
-corrupted candidate can only lower ``rho_n``, i.e. move the newcomer
-toward its own data).  Solved on its own samples (nothing sent) by Newton's method, every
+model of any of them, and the newcomer trusts its own samples more
+(``rho_n <= 1`` by Cauchy-Schwarz: the trust is never under ``TRUST``).
+Solved on its own samples (nothing sent) by Newton's method, every
 newcomer of the call at once (:func:`newcomer_blocks`).  It then sends its
 weight ``a_r`` to each of its ``max_neighbors`` heaviest candidates (the
 fit's cap on a node's edges; all of them if ``None``) of weight at least
