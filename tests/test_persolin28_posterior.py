@@ -60,7 +60,9 @@ def _reference(clf_before, Xn, yn, sw, max_mass):
     a = np.exp(-mass * (L - L.min()))
     a /= a.sum()
     u = np.tensordot(a, models, axes=1)
-    c = post.TRUST * min(mass / max_mass, 1.0)
+    rho = np.sum(u * u) / np.sum(a * np.sum(models * models, axis=(1, 2)))   # (persolin34)
+    trust = post.TRUST / max(rho, post.MIN_COHERENCE) ** post.COHERENCE_POWER
+    c = trust * min(mass / max_mass, 1.0)
     alpha, mu = clf_before.alpha, clf_before.mu
     out = np.zeros_like(u)
     for p in range(len(Y)):
