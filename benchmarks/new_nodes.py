@@ -1252,6 +1252,13 @@ The conditions of the growing-federations guide's table, the rows they replaced,
     ``w_0`` on both HAR and rotated moons
     (``benchmarks/new_nodes_mocha_prior.py``).
 
+    2026-11-29 (persolin34): Perso-lin's posterior join trusts its own data
+    by ``2 / rho^1.5`` instead of 2; its rotated moons rows in growing.rst
+    are from ``python benchmarks/new_nodes_fresh_seeds.py --rows
+    persolin:moons --seeds 0,1,2`` at 130ef25 (56.5 / 60.2 / 63.3 -> 56.9 /
+    60.6 / 64.1, bytes unchanged, CPU one timing each 0.074 / 0.083 / 0.092);
+    its HAR and Landmine rows are unchanged (the same scores on seeds 0-2).
+
 """
 
 import argparse
