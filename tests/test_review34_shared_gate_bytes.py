@@ -8,7 +8,8 @@ their number: on 12 nodes of 4 rows (``4 // HOLD_BACK = 0`` held back)
 there is no gain at all (``newcomer_gate_["gains"]`` is empty, ``t = 0``)
 and the log still holds 11 gain messages (logged but not sent).  Measured
 at 7781cb8.  Expected: one gain message per non-hub node that has a gain.
-Strict xfail; the control (50-row nodes: every node has a gain) passes.
+The control (50-row nodes: every node has a gain) passes.  Fixed by the
+lead: only the nodes with a gain send one.
 """
 
 import warnings
@@ -54,9 +55,6 @@ def test_every_node_has_a_gain_control(monkeypatch):
     assert sent == non_hub_gains == 11
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: shared_gate counts n - 1 gain messages (8 B each) although no node "
-    "holds samples back (4-row nodes): 11 messages logged, 0 gains"))
 def test_no_gain_no_message(monkeypatch):
     sent, non_hub_gains = _gate_messages(monkeypatch, 4)
     assert non_hub_gains == 0

@@ -282,12 +282,13 @@ def shared_gate(Z, Y, sw, offsets, back, S, W, held, sim):
     n = len(offsets) - 1
     u, linked = _row_means(W, held)
     Z64, Y64 = np.asarray(Z, dtype=np.float64), np.asarray(Y, dtype=np.float64)
-    gains = []
+    gains, has_gain = [], []
     for k in range(n):
         rows = np.arange(int(offsets[k]), int(offsets[k + 1]))
         rows = rows[back[rows]]
         if not len(rows) or not linked[k]:
             continue
+        has_gain.append(k)
         s = np.asarray(sw[rows], dtype=np.float64)
 
         def logloss(model):
@@ -296,7 +297,9 @@ def shared_gate(Z, Y, sw, offsets, back, S, W, held, sim):
         gains.append(logloss(u[k]) - logloss(S))
     rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
     one = payload_bytes(n_float64=1)
-    _deliver(sim, rest, hub, np.full(n - 1, one))
+    senders = np.asarray([k for k in has_gain if k != 0], dtype=np.intp)
+    # only a node with a gain sends one (4-row nodes hold none back)
+    _deliver(sim, senders, np.zeros(len(senders), dtype=np.intp), np.full(len(senders), one))
     _deliver(sim, hub, rest, np.full(n - 1, one))
     gains = np.asarray(gains)
     return gains, gate_statistic(gains)
