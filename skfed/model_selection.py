@@ -389,10 +389,13 @@ class GroupScorer(_MetadataRequester):
     def __repr__(self):
         name = getattr(self.score_func, "__name__", repr(self.score_func))
         extra = ""
+        if self.sign < 0:
+            extra += ", greater_is_better=False"
         if self.average != "samples":
             extra += f", average={self.average!r}"
         if self.group_column is not None:
             extra += f", group_column={self.group_column!r}"
+        extra += "".join(f", {key}={value!r}" for key, value in self.kwargs.items())
         return f"make_group_scorer({name}, response_method={self.response_method!r}{extra})"
 
 
@@ -497,7 +500,7 @@ def make_group_scorer(
     >>> from sklearn.metrics import mean_squared_error
     >>> from skfed.model_selection import make_group_scorer
     >>> make_group_scorer(mean_squared_error, greater_is_better=False)
-    make_group_scorer(mean_squared_error, response_method='predict')
+    make_group_scorer(mean_squared_error, response_method='predict', greater_is_better=False)
 
     The mean over the nodes gives a small node as much say as a big one:
 
