@@ -24,7 +24,9 @@ above the optimum (an Omega step every round, the fastest schedule per round
 mocha33 measured, ``tol=1e-12``, up to 1000 rounds), and the factored
 solver's rounds to the same excesses and at its own stops (L-BFGS ``ftol``
 1e-4 / 1e-5 / 1e-6: rounds, bytes, excess %, accuracy; then at 1e-5 with
-every value a message carries rounded to float32, 4 bytes a value).
+every value a message carries rounded to float32, 4 bytes a value, and
+with 8-bit messages as the package's ``compression="auto"``, plus the final
+models in float64).
 
 Command (from the repository root)::
 
@@ -36,32 +38,45 @@ import time
 import warnings
 
 import numpy as np
-from scipy import optimize
+from scipy import linalg, optimize
 from sklearn.exceptions import ConvergenceWarning
 
 from mocha_stopping import _reference, families, joint_objective
-from skfed.multitask import FederatedMultiTaskClassifier
+from skfed.multitask import FederatedMultiTaskClassifier, _protocol
+from skfed.multitask._compression import quantize, quantized_bytes
+from skfed.multitask._omega import _OMEGA_EIG_FLOOR, _LowRankSigma
 from skfed.network import DEFAULT_HEADER_BYTES
 
 _FLOAT = 8
 
 
-def factored_fit(X, y, g, lam, ftol, max_rounds=5000, seed=0, trace=None, dtype=np.float64):
+def factored_fit(X, y, g, lam, ftol, max_rounds=5000, seed=0, trace=None, dtype=np.float64,
+                 bits=None):
     """L-BFGS on ``J(A B^T)``, one round per evaluation.
 
     ``dtype``: the precision of the values the messages carry (float32: the
-    models, losses and gradients rounded to it on the way).
+    models, losses and gradients rounded to it on the way).  ``bits``: the
+    models and gradients quantized as the package's ``compression``
+    (:func:`skfed.multitask._compression.quantize`, one float64 scale and
+    ``bits``-bit integers a vector): the server sends the difference between
+    ``w_t`` and the model node t holds (which it knows), so the node's model
+    follows ``w_t`` within one rounding; the node evaluates its loss there
+    and sends its gradient quantized (the loss as a float64).
     Returns ``(W, rounds)`` (``W = A B^T`` in float64); ``trace`` (a list) receives ``J`` of every round's
     models (``W`` as the server holds it when it sends the round's models)."""
     m, d = int(g.max()) + 1, X.shape[1]
     r = min(m, d)
     rows = [np.flatnonzero(g == t) for t in range(m)]
     count = [0]
+    held = np.zeros((m, d))  # the models the nodes hold
 
     def f(p):
         count[0] += 1
         A, B = p[:m * r].reshape(m, r), p[m * r:].reshape(d, r)
         W = (A @ B.T).astype(dtype).astype(np.float64)  # the models the server sends
+        if bits is not None:
+            held[:] += quantize(W - held, bits)
+            W = held
         gW = np.empty_like(W)
         loss = 0.0
         for t, rr in enumerate(rows):  # each node: its mean loss and gradient
@@ -69,6 +84,8 @@ def factored_fit(X, y, g, lam, ftol, max_rounds=5000, seed=0, trace=None, dtype=
             loss += np.logaddexp(0.0, -z).sum() / rr.size
             gW[t] = -X[rr].T @ (y[rr] * np.exp(-np.logaddexp(0.0, z))) / rr.size
         gW = gW.astype(dtype).astype(np.float64)  # the nodes' answers
+        if bits is not None:
+            gW = quantize(gW, bits)
         loss = float(np.float64(dtype(loss)))
         s = 0.5 * (np.sum(A * A) + np.sum(B * B))
         if trace is not None:
@@ -87,6 +104,12 @@ def round_bytes(m, d, size=_FLOAT):
     """One factored round's bytes: ``w_t`` down (d' floats), loss and gradient
     up (1 + d' floats), each message with the network's header, m nodes."""
     return m * (2 * DEFAULT_HEADER_BYTES + (2 * d + 1) * size)
+
+
+def quantized_round_bytes(m, d, bits):
+    """One quantized round's bytes (``w_t``'s change down; the loss, a
+    float64, and the gradient up), m nodes."""
+    return m * (2 * DEFAULT_HEADER_BYTES + 2 * quantized_bytes(d, bits) + _FLOAT)
 
 
 def _first(curve, ref, levels):
@@ -111,7 +134,7 @@ def main(seeds=(0, 1, 2), names=None, max_rounds=1000, levels=(2.0, 1.0, 0.5),
     print(f"family seed | package: rounds bytes excess% acc | package rounds to {lv} % "
           f"| factored rounds to {lv} % | " + " | ".join(
               f"ftol {f:g}: rounds bytes excess% acc" for f in ftols)
-          + f" | float32 ftol {ftols[1]:g}: rounds bytes excess% acc | optimum acc")
+          + f" | float32 ftol {ftols[1]:g} | 8-bit ftol {ftols[1]:g} | optimum acc")
     for seed in seeds:
         for name, data in families(seed, names).items():
             X, y, g, Xt, yt, gt = data
@@ -135,12 +158,19 @@ def main(seeds=(0, 1, 2), names=None, max_rounds=1000, levels=(2.0, 1.0, 0.5),
             trace = []
             factored_fit(Xa, ys, gi, lam, 0.0, max_rounds=max_rounds, seed=seed, trace=trace)
             stops = []
-            for ftol, dtype in [(f, np.float64) for f in ftols] + [(ftols[1], np.float32)]:
+            runs = [(f, np.float64, None) for f in ftols] + [(ftols[1], np.float32, None),
+                                                             (ftols[1], np.float64, 8)]
+            for ftol, dtype, bits in runs:
                 W, rounds = factored_fit(Xa, ys, gi, lam, ftol, max_rounds=max_rounds, seed=seed,
-                                         dtype=dtype)
+                                         dtype=dtype, bits=bits)
                 J = joint_objective(W, Xa, ys, gi, lam)
                 size = np.dtype(dtype).itemsize
-                stops.append(f"{rounds} {rounds * round_bytes(nodes.size, Xa.shape[1], size)} "
+                if bits is None:
+                    sent = rounds * round_bytes(nodes.size, Xa.shape[1], size)
+                else:  # plus the final models in float64
+                    sent = (rounds * quantized_round_bytes(nodes.size, Xa.shape[1], bits)
+                            + nodes.size * (DEFAULT_HEADER_BYTES + Xa.shape[1] * _FLOAT))
+                stops.append(f"{rounds} {sent} "
                              f"{100 * (J - ref['J']) / ref['J']:.2f} "
                              f"{_accuracy(W, Xt, yt, gt, classes, nodes):.4f}")
             print(f"{name} {seed} | {pkg[0]} {pkg[1]} {pkg[2]:.2f} {pkg[3]:.4f} | "
@@ -149,7 +179,93 @@ def main(seeds=(0, 1, 2), names=None, max_rounds=1000, levels=(2.0, 1.0, 0.5),
                   + f" | {ref['acc']:.4f}  ({time.process_time() - t0:.0f} s)", flush=True)
 
 
+def extrapolate(old, new, beta):
+    """The Omega step pushed further along its own direction: in the
+    eigenbasis of the new ``Sigma`` (eigenvalues ``mu``) with ``nu`` the old
+    ``Sigma``'s values on the same vectors, ``mu (mu / nu)^beta`` (a
+    geometric extrapolation of each eigenvalue's change), the step's
+    eigenvalue floor, trace one.  A factored ``Sigma`` keeps its basis; its
+    complement's old value is the old trace left over, spread evenly."""
+    floor = np.sqrt(_OMEGA_EIG_FLOOR)
+    if isinstance(new, _LowRankSigma):
+        m, U = new.m, new.U
+        if isinstance(old, _LowRankSigma):
+            OU, tr_old = old.apply(U[None])[0], old.f * m + old.s.sum()
+        else:
+            OU, tr_old = old @ U, np.trace(old)
+        mu, nu = new.f + new.s, np.einsum("tr,tr->r", U, OU)
+        rest = m - U.shape[1]
+        mu = mu * (mu / nu) ** beta
+        f = new.f * (new.f / ((tr_old - nu.sum()) / rest)) ** beta if rest else new.f
+        f = max(f, floor * max(mu.max(), f))
+        mu = np.maximum(mu, f)
+        trace = f * m + (mu - f).sum()
+        return _LowRankSigma(f / trace, U, (mu - f) / trace)
+    old = old.dense() if isinstance(old, _LowRankSigma) else old
+    mu, U = linalg.eigh(new)
+    nu = np.einsum("tr,tr->r", U, old @ U)
+    mu = mu * (mu / nu) ** beta
+    mu = np.maximum(mu, floor * mu.max())
+    S = (U * mu) @ U.T
+    S = 0.5 * (S + S.T)
+    return S / np.trace(S)
+
+
+class extrapolated_omega:
+    """Context manager: every adopted Omega step extrapolated by ``beta``
+    (:func:`extrapolate`, patched over ``_RoundProtocol.adopt``)."""
+
+    def __init__(self, beta):
+        self.beta = beta
+
+    def __enter__(self):
+        cls, beta = _protocol._RoundProtocol, self.beta
+        self.saved = adopt = cls.adopt
+
+        def patched(protocol, sigma):
+            adopt(protocol, extrapolate(protocol.sigma, sigma, beta))
+
+        cls.adopt = patched
+
+    def __exit__(self, *exc):
+        _protocol._RoundProtocol.adopt = self.saved
+
+
+def schedules(seeds=(0, 1, 2), names=None, betas=(1.0, 3.0)):
+    """The package's fit at the default ``tol`` with its schedule, an Omega
+    step every round, and the extrapolated Omega step (``beta``, both
+    schedules): rounds, bytes, excess %, accuracy."""
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    variants = [("default", None, 0.0), ("every 1", 1, 0.0)]
+    variants += [(f"beta {b:g}{e}", every, b) for b in betas
+                 for e, every in (("", None), (" every 1", 1))]
+    print("family seed | " + " | ".join(v[0] for v in variants)
+          + " (rounds bytes excess% acc)")
+    for seed in seeds:
+        for name, data in families(seed, names).items():
+            X, y, g, Xt, yt, gt = data
+            ref = _reference(data)
+            out = []
+            for _, every, beta in variants:
+                est = FederatedMultiTaskClassifier(omega="learn", kernel="linear",
+                                                   omega_update_every=every, random_state=seed)
+                if beta:
+                    with extrapolated_omega(beta):
+                        est.fit(X, y, groups=g)
+                else:
+                    est.fit(X, y, groups=g)
+                out.append(f"{est.n_iter_} {int(est.communication_.total_bytes)} "
+                           f"{100 * (est.joint_objective_ - ref['J']) / ref['J']:.2f} "
+                           f"{np.mean(est.predict(Xt, groups=gt) == yt):.4f}")
+            print(f"{name} {seed} | " + " | ".join(out), flush=True)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["schedules"]:
+        args = args[1:]
+        schedules(tuple(int(a) for a in args if a.isdigit()) or (0, 1, 2),
+                  [a for a in args if not a.isdigit()] or None)
+        sys.exit()
     main(tuple(int(a) for a in args if a.isdigit()) or (0, 1, 2),
          [a for a in args if not a.isdigit()] or None)
