@@ -30,7 +30,11 @@ models in float64).
 
 Command (from the repository root)::
 
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_factored.py [SEEDS...] [FAMILIES...]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_factored.py [SEEDS...] [FAMILIES...] [--no-curve]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_factored.py schedules [SEEDS...] [FAMILIES...]
+
+(``--no-curve``: without the package's 1000-round curve, "-" there; the
+second: the in-protocol alternatives at the default ``tol``, :func:`schedules`).
 """
 
 import sys
@@ -128,7 +132,7 @@ def _accuracy(W, Xt, yt, gt, classes, nodes):
 
 
 def main(seeds=(0, 1, 2), names=None, max_rounds=1000, levels=(2.0, 1.0, 0.5),
-         ftols=(1e-4, 1e-5, 1e-6)):
+         ftols=(1e-4, 1e-5, 1e-6), curve=True):
     warnings.simplefilter("ignore", ConvergenceWarning)
     lv = "/".join(f"{v:g}" for v in levels)
     print(f"family seed | package: rounds bytes excess% acc | package rounds to {lv} % "
@@ -146,11 +150,14 @@ def main(seeds=(0, 1, 2), names=None, max_rounds=1000, levels=(2.0, 1.0, 0.5),
             pkg = (est.n_iter_, int(est.communication_.total_bytes),
                    100 * (est.joint_objective_ - ref["J"]) / ref["J"],
                    float(np.mean(est.predict(Xt, groups=gt) == yt)))
-            long = FederatedMultiTaskClassifier(omega="learn", kernel="linear", tol=1e-12,
-                                                max_rounds=max_rounds, omega_update_every=1,
-                                                random_state=seed).fit(X, y, groups=g)
-            curve = long.joint_objective_curve_
-            curve = np.fmin.accumulate(np.where(np.isfinite(curve), curve, np.inf))
+            if curve:
+                long = FederatedMultiTaskClassifier(
+                    omega="learn", kernel="linear", tol=1e-12, max_rounds=max_rounds,
+                    omega_update_every=1, random_state=seed).fit(X, y, groups=g)
+                joint = long.joint_objective_curve_
+                joint = np.fmin.accumulate(np.where(np.isfinite(joint), joint, np.inf))
+            else:
+                joint = [np.inf]
             Xa = np.hstack([X, np.ones((len(y), 1))])
             ys = np.where(y == classes[1], 1.0, -1.0)
             gi = np.searchsorted(nodes, g)
@@ -174,7 +181,7 @@ def main(seeds=(0, 1, 2), names=None, max_rounds=1000, levels=(2.0, 1.0, 0.5),
                              f"{100 * (J - ref['J']) / ref['J']:.2f} "
                              f"{_accuracy(W, Xt, yt, gt, classes, nodes):.4f}")
             print(f"{name} {seed} | {pkg[0]} {pkg[1]} {pkg[2]:.2f} {pkg[3]:.4f} | "
-                  + " ".join(_first(curve, ref["J"], levels)) + " | "
+                  + " ".join(_first(joint, ref["J"], levels)) + " | "
                   + " ".join(_first(trace, ref["J"], levels)) + " | " + " | ".join(stops)
                   + f" | {ref['acc']:.4f}  ({time.process_time() - t0:.0f} s)", flush=True)
 
@@ -268,4 +275,5 @@ if __name__ == "__main__":
                   [a for a in args if not a.isdigit()] or None)
         sys.exit()
     main(tuple(int(a) for a in args if a.isdigit()) or (0, 1, 2),
-         [a for a in args if not a.isdigit()] or None)
+         [a for a in args if not a.isdigit() and a != "--no-curve"] or None,
+         curve="--no-curve" not in args)
