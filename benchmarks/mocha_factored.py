@@ -32,9 +32,11 @@ Command (from the repository root)::
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_factored.py [SEEDS...] [FAMILIES...] [--no-curve]
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_factored.py schedules [SEEDS...] [FAMILIES...] [beta=B ...]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_factored.py nodes [SEEDS...]
 
 (``--no-curve``: without the package's 1000-round curve, "-" there; the
-second: the in-protocol alternatives at the default ``tol``, :func:`schedules`).
+second: the in-protocol alternatives at the default ``tol``, :func:`schedules`;
+the third: 300 and 1,000 nodes of 10 rows, :func:`nodes`).
 The time in parentheses: CPU seconds of the row's fits after the reference.
 
 Result (mocha34, 2026-11-29, main 7781cb8).  Nothing was tuned: the
@@ -354,8 +356,48 @@ def schedules(seeds=(0, 1, 2), names=None, betas=(1.0, 3.0)):
             print(f"{name} {seed} | " + " | ".join(out), flush=True)
 
 
+def nodes(seeds=(0,), sizes=(300, 1000), n_samples=10):
+    """Many nodes (make_related_tasks, clustered, ``n_samples`` rows a node):
+    the package's fit at the default ``tol`` and at ``tol=1e-4`` against the
+    8-bit factored solver at ``ftol=1e-5`` (rounds, bytes, excess %,
+    accuracy; optimum accuracy)."""
+    from skfed.datasets import make_related_tasks
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    for seed in seeds:
+        for m in sizes:
+            X, Xt, y, yt, g, gt, _ = make_related_tasks(
+                n_nodes=m, n_samples_per_node=n_samples, structure="clustered",
+                random_state=seed)
+            data = (X, y, g, Xt, yt, gt)
+            ref = _reference(data)
+            classes, ids = np.unique(y), np.unique(g)
+            est = FederatedMultiTaskClassifier(omega="learn", kernel="linear",
+                                               random_state=seed).fit(X, y, groups=g)
+            tight = FederatedMultiTaskClassifier(omega="learn", kernel="linear", tol=1e-4,
+                                                 random_state=seed).fit(X, y, groups=g)
+            Xa = np.hstack([X, np.ones((len(y), 1))])
+            ys, gi, lam = np.where(y == classes[1], 1.0, -1.0), np.searchsorted(ids, g), 1 / len(y)
+            W, rounds = factored_fit(Xa, ys, gi, lam, 1e-5, max_rounds=1000, seed=seed, bits=8)
+            J = joint_objective(W, Xa, ys, gi, lam)
+            sent = (rounds * quantized_round_bytes(m, Xa.shape[1], 8)
+                    + m * (DEFAULT_HEADER_BYTES + Xa.shape[1] * _FLOAT))
+            print(f"{m} nodes seed {seed} | package {est.n_iter_} {int(est.communication_.total_bytes)} "
+                  f"{100 * (est.joint_objective_ - ref['J']) / ref['J']:.2f} "
+                  f"{np.mean(est.predict(Xt, groups=gt) == yt):.4f} | tol 1e-4 {tight.n_iter_} "
+                  f"{int(tight.communication_.total_bytes)} "
+                  f"{100 * (tight.joint_objective_ - ref['J']) / ref['J']:.2f} "
+                  f"{np.mean(tight.predict(Xt, groups=gt) == yt):.4f} | factored {rounds} {sent} "
+                  f"{100 * (J - ref['J']) / ref['J']:.2f} "
+                  f"{_accuracy(W, Xt, yt, gt, classes, ids):.4f} | optimum {ref['acc']:.4f}",
+                  flush=True)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["nodes"]:
+        nodes(tuple(int(a) for a in args[1:]) or (0,))
+        sys.exit()
     if args[:1] == ["schedules"]:
         args = args[1:]
         betas = tuple(float(a[5:]) for a in args if a.startswith("beta="))
