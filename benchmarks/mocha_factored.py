@@ -110,11 +110,12 @@ default's bytes (seed 0, 300 nodes: 9 rounds, 459,000 B, 0.7163; tol
 1e-4: 285 rounds, 13,834,200 B, 0.7299; factored 49 rounds, 1,495,800 B,
 0.7643 = the optimum's).
 
-Started from the package's default fit (``polish``, seed 0: SVD of its
-``coef_`` and ``intercept_``) the factored solver needs 17-44 rounds to
-0.001-0.026 %; the total bytes exceed the solver's own from a random start
-on the synthetic families and moons (1.16-1.31x) and are lower on Landmine
-and School (123,308 / 942,420 B against 157,064 / 1,326,616 B).
+Started from the package's default fit (``polish 0 1 2``: SVD of its
+``coef_`` and ``intercept_``) the factored solver needs 17-48 more rounds
+(HAR 77-131) to 0.001-0.026 % (HAR 0.11-0.21 %); the total bytes are
+0.95-1.66x the solver's own from a random start on the synthetic families
+and moons, 0.62-0.79x on Landmine and School, 0.77-1.18x on HAR (seed 0,
+Landmine: 13 + 32 rounds, 123,308 B against 70 rounds, 157,064 B).
 
 In-protocol alternatives, at the default ``tol`` (``schedules``, seeds 0-2
 and 6-8 at ``beta=1``, seed 0 also ``beta=3``): an Omega step every round
