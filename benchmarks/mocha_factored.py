@@ -142,8 +142,11 @@ and conjugate sums, one float more per node: ``tests/test_mocha33_joint_optimum`
 ``_joint_dual``), ``omega_`` from the final ``W`` (the closed-form step)
 and the dual state for joins and ``warm_start`` from the same ``a``.  As
 a default it would cost 1.1-4.4x the bytes of ``omega="learn"`` for the
-accuracy above (``omega="auto"`` in the primal modes is the shared model,
-unaffected; ``skfed compare``'s mocha rows are unaffected).
+accuracy above.  Who it reaches: ``omega="auto"`` runs the learned Omega
+only in the exact kernel mode and in private fits, which it does not
+cover; in the primal modes ``"auto"`` is the shared model (``skfed
+compare``'s mocha rows among them), so the solver would serve fits that set
+``omega="learn"`` there.
 """
 
 import sys
