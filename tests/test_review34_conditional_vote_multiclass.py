@@ -8,8 +8,9 @@ rows, 3 classes on every node) ``conditional_votes_`` is ``(zeros,
 threshold 1)``, ``conditional_features_`` all False, and nothing warns,
 so the setting has no effect the user is told of (the standard: no
 setting silently ignored).  Expected: a warning (or an error) naming
-``feature_selection`` when no node can take part.  Strict xfail; the
-control (binary labels) shows the round takes part there.
+``feature_selection`` when no node can take part.  The control (binary
+labels) shows the round takes part there.  Fixed by the lead: a
+UserWarning naming feature_selection.
 """
 
 import warnings
@@ -48,9 +49,6 @@ def test_binary_round_takes_part():
     assert takes_part.all()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: conditional_vote on nodes that all hold 3 classes: no node takes part in "
-    "the second round, conditional_votes_ is all zeros and nothing warns"))
 def test_multiclass_round_is_reported():
     est, messages = _fit(3)
     assert len(np.unique(est.classes_)) == 3

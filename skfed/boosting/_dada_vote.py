@@ -35,6 +35,8 @@ Computer buyers runs 0-12 (runs 11 / 12: -1.74 / -2.88) and 0.10 over
 fresh seeds 3-12 of the nearly-alike ``related-alike`` family.
 """
 
+import warnings
+
 import numpy as np
 
 from ._agreement import _count_votes, _size_median_messages, _vote_messages
@@ -163,6 +165,12 @@ def second_round(X, y, offsets, varying, selected, tie_key, voters, simulation=N
     ranked, _ = conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters,
                                     sample_weight=sample_weight)
     added, votes, threshold = count_second_round(ranked, candidates)
+    if not ranked.any():
+        warnings.warn(
+            "feature_selection='conditional_vote': no node took part in the second "
+            "vote round (only nodes with exactly two classes of positive weight and "
+            "more samples than selected features rank candidates in it), so it adds "
+            "no feature: the selection is the first round's.", UserWarning, stacklevel=2)
     spent = 0 if simulation is None else _vote_messages(simulation, ranked, added)
     return added, votes, threshold, spent
 
