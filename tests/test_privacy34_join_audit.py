@@ -321,3 +321,56 @@ def test_joins_spend_only_the_newcomers_budget_and_as_accounted():
         expected = zcdp_epsilon(uses / (2.0 * multiplier**2), 1e-6)
         assert spent[k] == pytest.approx(expected, rel=2e-3)
         assert spent[k] <= 2.0
+
+
+@pytest.mark.parametrize("name", ["dada", "persolin"])
+def test_a_private_newcomer_releases_exactly_its_accounted_uses(name, monkeypatch):
+    """Every private step a newcomer takes in the join's kernels (counted at
+    the calls: Dada's choices ``n_steps x P`` per call with a private scale,
+    Perso-lin's noisy releases one per noise row) is in its recorded
+    ``privacy_["uses"]`` -- no step escapes the accountant, in blocks of
+    linked newcomers and across two joins."""
+    taken = []
+    if name == "dada":
+        originals = {f: getattr(graph_join, f) for f in ("fw_local", "fw_join")}
+
+        def counting(f):
+            def call(*args, **kwargs):
+                assert kwargs.get("scale", 0) > 0  # every step of a private newcomer
+                model = args[4] if f == "fw_local" else args[3]
+                n_steps = args[8] if f == "fw_local" else args[-1]
+                taken.append((id(model), int(n_steps) * model.shape[1]))
+                return originals[f](*args, **kwargs)
+            return call
+
+        for f in originals:
+            monkeypatch.setattr(graph_join, f, counting(f))
+    else:
+        originals = {f: getattr(graph_join, f) for f in ("lin_local", "lin_join")}
+
+        def counting(f):
+            def call(*args, **kwargs):
+                theta = args[4] if f == "lin_local" else args[3]
+                n_steps = args[11] if f == "lin_local" else args[14]
+                assert kwargs["noise"].shape[0] == int(n_steps)   # fresh rows, one a step
+                taken.append((id(theta), int(n_steps)))
+                return originals[f](*args, **kwargs)
+            return call
+
+        for f in originals:
+            monkeypatch.setattr(graph_join, f, counting(f))
+    X, y, g = _nodes()
+    A, b = _newcomers()
+    est = _boosting(name)()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y, groups=g)
+        for rows, groups in zip((slice(0, 12), slice(12, 24)), _JOIN_GROUPS):
+            before = len(taken)
+            est.add_nodes(A[rows], b[rows], groups=groups)
+            per_newcomer = {}
+            for key, n in taken[before:]:
+                per_newcomer[key] = per_newcomer.get(key, 0) + n
+            recorded = est.privacy_["uses"][-2:]
+            assert sorted(per_newcomer.values()) == sorted(recorded.tolist())
+            assert len(per_newcomer) == 2 and np.all(recorded > 0)
