@@ -374,3 +374,32 @@ def test_a_private_newcomer_releases_exactly_its_accounted_uses(name, monkeypatc
             recorded = est.privacy_["uses"][-2:]
             assert sorted(per_newcomer.values()) == sorted(recorded.tolist())
             assert len(per_newcomer) == 2 and np.all(recorded > 0)
+
+
+def test_random_state_does_not_reproduce_a_private_joins_noise():
+    """Two copies of one private Perso-lin fit join the same newcomers with
+    the same ``random_state`` (so the same candidates, peers and rows
+    drawn): the newcomers' released models differ (their noise is fresh OS
+    randomness); with ``insecure_noise_seed`` they are equal, and the fit
+    says its guarantee is void."""
+    import copy
+
+    X, y, g = _nodes()
+    A, b = _newcomers()
+    models = []
+    for seed in (None, 5):
+        est = PersonalizedLinearClassifier(
+            privacy=DifferentialPrivacy(epsilon=2.0, insecure_noise_seed=seed),
+            random_state=0, max_iter=40)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=g)
+            twins = [copy.deepcopy(est), copy.deepcopy(est)]
+            for twin in twins:
+                twin.add_nodes(A[:12], b[:12], groups=_JOIN_GROUPS[0])
+        assert twins[0].privacy_guarantee_void_ is (seed is not None)
+        assert np.array_equal(twins[0].privacy_spent_, twins[1].privacy_spent_)
+        models.append((twins[0].coef_[-2:], twins[1].coef_[-2:]))
+    secure, insecure = models
+    assert np.all(secure[0] != secure[1])
+    assert np.array_equal(insecure[0], insecure[1])
