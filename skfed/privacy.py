@@ -5,7 +5,13 @@ A :class:`DifferentialPrivacy` specification passed to an estimator as
 delta)``-differentially private with respect to its own data: whatever a
 node's neighbours, the server or an eavesdropper see of its messages changes
 by at most a factor ``exp(epsilon)`` (up to probability ``delta``) between
-neighbouring data sets of the node.  Each estimator says which: one sample
+neighbouring data sets of the node.  One exception, a central mechanism: the
+class vote of the Perso-lin and MOCHA classifiers (``local_estimator=None``,
+:mod:`skfed._class_vote`) sends each node's ballot (and MOCHA's three
+pooled-test statistics) unnoised to the one party that runs the election
+(MOCHA's server, the root node of Perso-lin's vote tree), which must be
+trusted; everyone else sees only the elected option, which is
+``epsilon``-DP.  ``DifferentialPrivacy(local_estimator=...)`` holds no vote.  Each estimator says which: one sample
 replaced (sample level: Dada and Perso-lin, whose node sizes are public), or
 the node's whole data set replaced by any other (client level: support
 recovery's one-shot randomized response, MOCHA's clipped updates), which
@@ -111,7 +117,15 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
 
     Pass it to an estimator as ``privacy=``; ``None`` (the default of every
     estimator) means no privacy mechanism.  It is a plain parameter object
-    (clonable, so ``GridSearchCV`` can search ``privacy__epsilon``).
+    (clonable).  A search or cross-validation over an estimator that holds
+    it (``GridSearchCV``, ``cross_val_score``, also over
+    ``privacy__epsilon``) is not private as a whole: each of its fits
+    spends the budget again on the rows it trains on (``n_splits x
+    n_candidates + 1`` fits), the choice among the candidates reads their
+    held-out scores unprotected, and ``privacy_spent_`` of the refitted
+    estimator covers its own fit only.  (skfed's cross-validated MOCHA
+    estimators refuse ``privacy=`` for that reason.)  Choose the
+    parameters on public or held-apart data instead.
 
     Parameters
     ----------
