@@ -403,3 +403,57 @@ def test_random_state_does_not_reproduce_a_private_joins_noise():
     secure, insecure = models
     assert np.all(secure[0] != secure[1])
     assert np.array_equal(insecure[0], insecure[1])
+
+
+def test_persolin_join_model_step_releases_the_clipped_gradient_plus_calibrated_noise():
+    """A private Perso-lin newcomer's model step (``_Newcomer.model_steps``
+    through ``_PrivateSteps``, degree 3, confidence 1/2), read back from the
+    model it releases: the release minus a NumPy clipped mean gradient is
+    integer multiples of the grid step ``sigma_k / 2^20`` with standard
+    deviation ``sigma_k = multiplier x 2 C sqrt(P) / m`` (the sensitivity to
+    one replaced sample times the fit's calibrated noise multiplier) and mean
+    0.  (review32 audited the newcomer's local step; this is the model
+    step, whose release is weighted by ``d c`` only after the noise.)"""
+    X, y, g = _nodes()
+    est = PersonalizedLinearClassifier(privacy=DifferentialPrivacy(epsilon=2.0),
+                                       random_state=0, max_iter=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y, groups=g)
+    models = graph_join._models(est)
+    budget = graph_join._fit_budget(est, len(est.nodes_), models.shape[1], models.shape[2])
+    steps = graph_join._PrivateSteps(est, budget.mechanism, NoiseSource())
+    rng = np.random.RandomState(3)
+    m = 10
+    Xn = np.column_stack([2.0 * rng.normal(size=(m, 2)), np.ones(m)])   # some rows clipped
+    yn = np.where(rng.rand(m) < 0.5, -1.0, 1.0)
+    node = graph_join._Newcomer(est, Xn, yn[None, :], np.ones(m), 2.0 * m, np.float64)
+    assert node.confidence == 0.5
+    # NumPy: the clipped mean gradient of the logistic loss at theta = 0
+    # (loss'(0) = -1/2; each sample's term clipped to C = 1).
+    terms = -0.5 * yn[:, None] * Xn
+    norms = np.linalg.norm(terms, axis=1)
+    assert np.any(norms > 1.0)
+    terms *= np.minimum(1.0, 1.0 / norms)[:, None]
+    exact = terms.mean(axis=0)
+    sensitivity = 2.0 * 1.0 * math.sqrt(1) / m
+    sigma = budget.mechanism.sigma * sensitivity
+    theta0 = np.zeros(3)
+    noise = []
+    for _ in range(3000):
+        node.model[0, 0] = theta0
+        node.model_steps(_DEGREE * theta0[None, :], _DEGREE, 0, 1, steps)
+        lw = _DEGREE * node.confidence
+        lip = lw * node.lipschitz + float(est.mu) * _DEGREE
+        release = (theta0 - node.model[0, 0]) * lip / lw
+        noise.append(release - exact)
+    noise = np.asarray(noise)
+    grid = sigma / 2.0**20
+    assert node.lipschitz == pytest.approx(0.25 * 3 + float(est.alpha))   # the public bound
+    # On the grid: per coordinate, every draw is the same rounding offset
+    # plus an integer number of grid steps.
+    offset = noise / grid - np.round(noise / grid)
+    assert np.all(np.ptp(offset, axis=0) < 1e-3)
+    noise = noise.ravel()
+    assert np.std(noise) == pytest.approx(sigma, rel=0.05)
+    assert abs(np.mean(noise)) < 4.0 * sigma / math.sqrt(noise.size)
