@@ -457,3 +457,27 @@ def test_persolin_join_model_step_releases_the_clipped_gradient_plus_calibrated_
     noise = noise.ravel()
     assert np.std(noise) == pytest.approx(sigma, rel=0.05)
     assert abs(np.mean(noise)) < 4.0 * sigma / math.sqrt(noise.size)
+
+
+@pytest.mark.parametrize("Estimator", [FederatedMultiTaskClassifier, PersonalizedLinearClassifier])
+def test_an_abstaining_node_is_not_visible_in_the_class_vote_round(Estimator):
+    """A node whose samples are all of one class abstains from the class
+    vote; its message must not show it (the same noise): MOCHA's fit sends
+    the same bytes in every round, Perso-lin's vote round (the fit's last)
+    the same bytes and messages, and both count 24 ballots."""
+    X, y, g = _nodes(n_nodes=24, size=12)
+    logs = []
+    for labels in (y, np.where(g == 0, 1, y)):   # node 0: one class (abstains)
+        kw = dict(omega="learn", max_rounds=8) if Estimator is FederatedMultiTaskClassifier \
+            else dict(max_iter=48)
+        est = Estimator(privacy=DifferentialPrivacy(**_SPEC), random_state=0, **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, labels, groups=g)
+        vote = est.privacy_["class_vote"]
+        assert vote["held"] and vote["ballots_counted"] == 24
+        if Estimator is FederatedMultiTaskClassifier:
+            logs.append((np.asarray(est.bytes_per_round_).tolist(), int(est.n_messages_)))
+        else:
+            logs.append((int(est.bytes_per_round_[-1]), vote["bytes"], vote["messages"]))
+    assert logs[0] == logs[1]
