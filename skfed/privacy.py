@@ -10,8 +10,9 @@ class vote of the Perso-lin and MOCHA classifiers (``local_estimator=None``,
 :mod:`skfed._class_vote`) sends each node's ballot (and MOCHA's three
 pooled-test statistics) unnoised to the one party that runs the election
 (MOCHA's server, the root node of Perso-lin's vote tree), which must be
-trusted; everyone else sees only the elected option, which is
-``epsilon``-DP.  ``DifferentialPrivacy(local_estimator=...)`` holds no vote.  Each estimator says which: one sample
+trusted; everyone else sees only the election's outcome, private at the
+vote's share of ``epsilon`` (``privacy_["class_vote"]``).
+``DifferentialPrivacy(local_estimator=...)`` holds no vote.  Each estimator says which: one sample
 replaced (sample level: Dada and Perso-lin, whose node sizes are public), or
 the node's whole data set replaced by any other (client level: support
 recovery's one-shot randomized response, MOCHA's clipped updates), which
