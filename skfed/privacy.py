@@ -5,18 +5,20 @@ A :class:`DifferentialPrivacy` specification passed to an estimator as
 delta)``-differentially private with respect to its own data: whatever a
 node's neighbours, the server or an eavesdropper see of its messages changes
 by at most a factor ``exp(epsilon)`` (up to probability ``delta``) between
-neighbouring data sets of the node.  One exception, a central mechanism: the
-class vote of the Perso-lin and MOCHA classifiers (``local_estimator=None``,
-:mod:`skfed._class_vote`) sends each node's ballot (and MOCHA's three
-pooled-test statistics) unnoised to the one party that runs the election
-(MOCHA's server, the root node of Perso-lin's vote tree), which must be
-trusted; everyone else sees only the election's outcome, private at the
-vote's share of ``epsilon`` (``privacy_["class_vote"]``).
-``DifferentialPrivacy(local_estimator=...)`` holds no vote.  Each estimator says which: one sample
+neighbouring data sets of the node.  Each estimator says which: one sample
 replaced (sample level: Dada and Perso-lin, whose node sizes are public), or
 the node's whole data set replaced by any other (client level: support
 recovery's one-shot randomized response, MOCHA's clipped updates), which
 implies sample level with samples replaced, added or removed.
+
+One exception, a central mechanism: the class vote of the Perso-lin and
+MOCHA classifiers (``local_estimator=None``, :mod:`skfed._class_vote`)
+sends each node's ballot (and MOCHA's three pooled-test statistics)
+unnoised to the one party that runs the election (MOCHA's server, the root
+node of Perso-lin's vote tree), which must be trusted; everyone else sees
+only the election's outcome, private at the vote's share of ``epsilon``
+(``privacy_["class_vote"]``).  ``DifferentialPrivacy(local_estimator=...)``
+holds no vote.
 
 Each method applies the mechanism that fits what it sends and documents its
 sensitivity; this module holds what they share:
