@@ -11,6 +11,15 @@ the node's whole data set replaced by any other (client level: support
 recovery's one-shot randomized response, MOCHA's clipped updates), which
 implies sample level with samples replaced, added or removed.
 
+One exception, a central mechanism: the class vote of the Perso-lin and
+MOCHA classifiers (``local_estimator=None``, :mod:`skfed._class_vote`)
+sends each node's ballot (and MOCHA's three pooled-test statistics)
+unnoised to the one party that runs the election (MOCHA's server, the root
+node of Perso-lin's vote tree), which must be trusted; everyone else sees
+only the election's outcome, private at the vote's share of ``epsilon``
+(``privacy_["class_vote"]``).  ``DifferentialPrivacy(local_estimator=...)``
+holds no vote.
+
 Each method applies the mechanism that fits what it sends and documents its
 sensitivity; this module holds what they share:
 
@@ -111,7 +120,15 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
 
     Pass it to an estimator as ``privacy=``; ``None`` (the default of every
     estimator) means no privacy mechanism.  It is a plain parameter object
-    (clonable, so ``GridSearchCV`` can search ``privacy__epsilon``).
+    (clonable).  A search or cross-validation over an estimator that holds
+    it (``GridSearchCV``, ``cross_val_score``, also over
+    ``privacy__epsilon``) is not private as a whole: each of its fits
+    spends the budget again on the rows it trains on (``n_splits x
+    n_candidates + 1`` fits), the choice among the candidates reads their
+    held-out scores unprotected, and ``privacy_spent_`` of the refitted
+    estimator covers its own fit only.  (skfed's cross-validated MOCHA
+    estimators refuse ``privacy=`` for that reason.)  Choose the
+    parameters on public or held-apart data instead.
 
     Parameters
     ----------
