@@ -16,7 +16,9 @@ Measured: Perso-lin private fits with ``peer_scoring=False`` and ``True``
 (the same testing noise, 8 nodes, ``max_iter=20``) release bit-identical
 models and send the same bytes.  The fix is one check in each estimator's
 private-input validation (``skfed/boosting/_perso_lin.py`` / ``_dada.py``,
-not this helper's files).
+not this helper's files).  Fixed by the lead
+(``skfed.boosting._private.check_private_peer_scoring``); the defaults and
+``False`` still fit.
 """
 
 import warnings
@@ -41,10 +43,6 @@ def _nodes():
     return X, y, np.repeat(np.arange(8), 20)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "privacy34: an explicit peer_scoring (Perso-lin True, Dada 0.5) is silently "
-    "ignored under a finite privacy budget (skfed/boosting/_base.py _peer_scores); "
-    "it should be refused naming peer_scoring, as local_update='block' is"))
 @pytest.mark.parametrize("which", ["persolin", "dada"])
 def test_an_explicit_peer_scoring_is_refused_under_privacy(which):
     X, y, g = _nodes()
@@ -59,3 +57,19 @@ def test_an_explicit_peer_scoring_is_refused_under_privacy(which):
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match="peer_scoring"):
             est.fit(X, y, groups=g)
+
+
+@pytest.mark.parametrize("which", ["persolin", "dada"])
+def test_the_default_peer_scoring_fits_under_privacy(which):
+    X, y, g = _nodes()
+    spec = DifferentialPrivacy(epsilon=2.0)
+    if which == "persolin":
+        est = PersonalizedLinearClassifier(privacy=spec, max_iter=20)
+    else:
+        est = DecentralizedBoostingClassifier(
+            privacy=spec, max_iter=20, peer_scoring=False,
+            base_predictors=make_stump_predictors([-1, -1], [1, 1], 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y, groups=g)
+    assert np.isfinite(est.decision_function(X, groups=g)).all()

@@ -317,7 +317,8 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         %) but scores 99.23 on HAR walking, below pooled AdaBoost's 99.28.
         Not used under a finite ``privacy`` budget (the scores depend on the
         data, like the losses: the graph is then learned from the models
-        alone).
+        alone); there an explicit weight is refused, ``True`` and ``False``
+        fit without scores.
     graph_signal : {"kernel", "boosting"}, default="kernel"
         The models the graph steps compare and score (see above).
         ``"kernel"``: each node's kernel ridge model on 300 random Fourier
@@ -803,7 +804,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
                         f"{name} at its default {default!r}.")
         spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
         if spec is not None:
-            _check_private_inputs(self, sample_weight)
+            _check_private_inputs(self, sample_weight, spec)
             if self.base_predictors is None:
                 raise ValueError(
                     "DecentralizedBoostingClassifier(privacy=...) needs base_predictors on "

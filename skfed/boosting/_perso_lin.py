@@ -638,7 +638,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         against 91 % paper layout), the weight inside the true clusters
         goes from 68.2 to 68.9 % (random) and 90.4 to 91.0 % (paper) and the
         accuracy changes by +0.2 point, while Computer buyers loses 0.3 point
-        (School and HAR walking: no change).  Not used under a finite
+        (School and HAR walking: no change).  Refused under a finite
         ``privacy`` budget.
     graph_update_every : int, "n_nodes", "geometric" or None, default=None
         As in :class:`DecentralizedBoostingClassifier`; by default the graph
@@ -929,7 +929,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
         check_shared(self, spec)
         if spec is not None:
-            _check_private_inputs(self, sample_weight)
+            _check_private_inputs(self, sample_weight, spec)
         Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)
         dtype = Xs.dtype
         rng = check_random_state(self.random_state)

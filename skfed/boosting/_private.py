@@ -11,6 +11,7 @@
 The estimators call these functions; the Cython kernels do the draws.
 """
 
+import inspect
 import math
 import warnings
 
@@ -164,13 +165,39 @@ def fw_score_sensitivity(n_samples, beta):
     return 2.0 / (1.0 + (n_samples - 1.0) * math.exp(-2.0 * float(beta)))
 
 
-def _check_private_inputs(estimator, sample_weight):
+def _check_private_inputs(estimator, sample_weight, spec=None):
+    check_private_peer_scoring(estimator, spec)
     if sample_weight is not None:
         raise ValueError(
             f"{type(estimator).__name__}(privacy=...) does not accept sample_weight: "
             "the sensitivities are derived for unit-weight samples (one replaced "
             "sample); a weighted sample would need a public bound on its weight."
         )
+
+
+def check_private_peer_scoring(estimator, spec):
+    """Refuse an explicit ``peer_scoring`` under a finite privacy budget.
+
+    Peer scores are losses of received models on a node's own samples, which
+    no mechanism protects, so a private fit runs without them.  Dada's
+    default (``True``) is documented to switch off there; an explicit weight
+    (Dada) or ``True`` (Perso-lin, whose default is ``False``) would be
+    silently ignored, so it is refused naming the parameter.
+    """
+    if spec is None or not math.isfinite(spec.epsilon):
+        return
+    value = estimator.peer_scoring
+    default = inspect.signature(type(estimator).__init__).parameters["peer_scoring"].default
+    if value is default or (not isinstance(value, bool) and float(value) == 0.0):
+        return
+    if value is False:
+        return
+    raise ValueError(
+        f"peer_scoring={value!r} cannot be used with a finite privacy budget: peer "
+        "scores are losses of received models on a node's own samples, which no "
+        f"mechanism protects, so {type(estimator).__name__}(privacy=...) learns its "
+        f"graph without them; leave peer_scoring at its default ({default!r}) or "
+        "set it to False.")
 
 
 def plan_private_choices(estimator, state, spec, mass):
