@@ -1,0 +1,216 @@
+"""Rogue scatters under the widened small-node limit: what they cost placement (rogue34).
+
+The hub of :mod:`skfed._mean_scatter` leaves out a scatter above
+``size_limit``; with a median node of at most ``FEW_ROWS`` rows the limit
+widens to ``median(r) * min(WIDEST, max(CAP, exp(SPREAD s)))`` (scatter32),
+so a rogue scatter just under it along the honest pool's weakest direction
+inflates the pool there 6-49 times at ``d`` = 1-3
+(``new_nodes_maha_small_nodes.py --attacks``).  This script measures what
+that does where the pool is used: the Mahalanobis placement of newcomers
+after an open gate (Perso-lin's feature-mean join, Dada's one-class join).
+
+For each family (the fitted nodes of ``new_nodes.py``'s split, optionally
+each cut to its first ``m`` rows so the median node is small; newcomers
+get ``k`` samples and are scored on the rest of their rows) the estimator
+is fitted once.  When its gate is open, the hub's map is recomputed from
+the fitted nodes' scatters with ``q`` of them (10 % or 20 %, the first
+after the hub) replaced by the attack, and the same fit joins with each
+map (``copy.deepcopy``; the map is the only thing that differs):
+
+* ``honest``: the scatters as sent (the map is the fit's own: checked);
+* ``weak``: rogue scatters along the honest pool's weakest direction, at
+  0.9^j times 1e6 x the largest honest value, the first the library's rule
+  keeps (just under its limit);
+* ``weak-fixed``: the same at the fixed ``CAP x median`` limit (the rule
+  before scatter32), for reference;
+* ``top`` / ``top-fixed``: along the top direction of the fitted means'
+  spread (the terrain direction of ``new_nodes_maha_landmine.py
+  --attack``), under the library's / the fixed limit.
+
+Printed per row: gate open, the pool's inflation (largest eigenvalue of
+``H^-1/2 P H^-1/2``), the share of newcomers' 5 nearest fitted nodes that
+differ from the honest map's, and the newcomers' accuracy.
+
+Command::
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/rogue34_scatter_placement.py \\
+        --families landmine:10,landmine:20,moons,related-small,clustered-shifted-corr:10 \\
+        --methods persolin,dada --seeds 0,1,2 --ks 5,10 --rogues 0.1,0.2
+
+Result: see the History below (2026-11-29).
+"""
+
+import argparse
+import copy
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import new_nodes as nn  # noqa: E402
+from new_nodes_maha_landmine import SHIFTED  # noqa: E402
+from new_nodes_maha_landmine import load as load_shifted  # noqa: E402
+
+from skfed import _mean_scatter as ms  # noqa: E402
+from skfed._mean_neighbours import node_means  # noqa: E402
+
+
+def fixed_limit(sizes, counted, cap=ms.CAP, masses=None):
+    """The rule before scatter32: ``cap`` times the median size."""
+    return float(cap * np.median(sizes[counted])) if counted.any() else np.inf
+
+
+def pool(tri, d, masses, limit=None):
+    saved = ms.size_limit
+    if limit is not None:
+        ms.size_limit = limit
+    try:
+        return ms.pool_scatters(tri, d, masses=masses)
+    finally:
+        ms.size_limit = saved
+
+
+def load(name, seed):
+    return load_shifted(name, seed) if name in SHIFTED else nn.load(name, seed)
+
+
+def fit_data(name, seed, cut):
+    data = load(name, seed)
+    X, y, g, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = nn.split(X, y, g, seed, extra)
+    if cut is not None:
+        gf = g[fit_rows]
+        fit_rows = np.concatenate([fit_rows[gf == k][:cut] for k in np.unique(gf)])
+    return X, y, g, task, fit_rows, order
+
+
+def the_map(est, method):
+    if method == "persolin":
+        if getattr(est, "newcomer_rule_", "graph") != "features":
+            return False, None, None
+        info = est._join_info
+        return True, info["feature_map"], info["feature_means"]
+    if getattr(est, "newcomer_rule_", "graph") != "one-class":
+        return False, None, None
+    return True, est._feature_map, est._feature_table[0]
+
+
+def set_map(est, method, L):
+    if method == "persolin":
+        est._join_info = dict(est._join_info, feature_map=L)
+    else:
+        est._feature_map = L
+
+
+def nearest5(L, means, targets):
+    A, B = (means, targets) if L is None else (means @ L, targets @ L)
+    dist = ((B[:, None, :] - A[None, :, :]) ** 2).sum(axis=2)
+    return np.argsort(dist, axis=1, kind="stable")[:, :5]
+
+
+def run(method, name, cut, seed, ks, shares):
+    X, y, g, task, fit_rows, order = fit_data(name, seed, cut)
+    est = nn.make_estimator(method, task, seed).fit(X[fit_rows], y[fit_rows], groups=g[fit_rows])
+    is_open, L0, hub_means = the_map(est, method)
+    if not is_open or L0 is None:
+        return [dict(open=is_open)]
+    gf = g[fit_rows]
+    nodes = np.asarray(est.nodes_)
+    idx = np.concatenate([fit_rows[gf == k] for k in nodes])
+    Xf = np.asarray(X[idx], dtype=np.float64)
+    offsets = np.concatenate([[0], np.cumsum([np.sum(gf == k) for k in nodes])])
+    sw = np.ones(len(idx))
+    means, masses = node_means(Xf, sw, offsets)
+    d = Xf.shape[1]
+    iu = np.triu_indices(d)
+    dtype = np.float64 if method == "persolin" else est._full_coef().dtype
+    tri = ms.node_scatters(Xf, sw, offsets, means)[:, iu[0], iu[1]].astype(dtype).astype(np.float64)
+    honest_map = ms.hub_whitening(pool(tri, d, masses)[0], means=hub_means)
+    ok = np.allclose(np.abs(honest_map), np.abs(L0), rtol=1e-6, atol=1e-9 * np.abs(L0).max())
+    H = ms._full(tri.sum(axis=0)[None], d)[0]
+    lam, V = np.linalg.eigh(H)
+    keep = lam > 1e-10 * lam.max()
+    root = V[:, keep] / np.sqrt(lam[keep])
+    weakest = V[:, 0]
+    C = means - means.mean(axis=0)
+    top = np.linalg.eigh(C.T @ C)[1][:, -1]
+    rows = []
+    for share in shares:
+        q = max(1, int(round(share * len(tri))))
+        rogue = np.arange(1, 1 + q)
+
+        def at_limit(u, limit=None):
+            t = tri.copy()
+            scale = 1e6 * np.abs(tri).max()
+            for _ in range(2000):
+                t[rogue] = (scale * np.outer(u, u))[iu]
+                if pool(t, d, masses, limit)[1][rogue].all():
+                    return t
+                scale *= 0.9
+            raise RuntimeError("no kept scale")
+
+        attacked = {"weak": (at_limit(weakest), None),
+                    "weak-fixed": (at_limit(weakest, fixed_limit), fixed_limit),
+                    "top": (at_limit(top), None),
+                    "top-fixed": (at_limit(top, fixed_limit), fixed_limit)}
+        maps = {"honest": honest_map}
+        inflation = {}
+        for label, (t, limit) in attacked.items():
+            P = pool(t, d, masses, limit)[0]
+            inflation[label] = float(np.linalg.eigvalsh(root.T @ P @ root).max())
+            maps[label] = ms.hub_whitening(P, means=hub_means)
+        for k in ks:
+            train, test = nn.new_node_rows(order, k)
+            targets = np.array([X[rows_[:k]].mean(axis=0) for rows_ in order.values()])
+            near0 = nearest5(honest_map, hub_means, targets)
+            row = dict(open=True, same_map=ok, share=share, q=q, k=k, n=len(tri), d=d,
+                       median_rows=float(np.median(masses)))
+            for label, L in maps.items():
+                joined = copy.deepcopy(est)
+                set_map(joined, method, L)
+                joined.add_nodes(X[train], y[train], groups=g[train])
+                row[label] = 100 * float(np.mean(joined.predict(X[test], groups=g[test]) == y[test]))
+                if label != "honest":
+                    near = nearest5(L, hub_means, targets)
+                    row[label + "_moved"] = float(np.mean(
+                        [len(np.setdiff1d(a, b)) / 5 for a, b in zip(near, near0)]))
+                    row[label + "_infl"] = inflation[label]
+            rows.append(row)
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--families", default="landmine:10,landmine:20,moons,related-small")
+    p.add_argument("--methods", default="persolin,dada")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--ks", default="5,10")
+    p.add_argument("--rogues", default="0.1,0.2")
+    a = p.parse_args()
+    warnings.simplefilter("ignore")
+    ks = [int(k) for k in a.ks.split(",")]
+    shares = [float(s) for s in a.rogues.split(",")]
+    labels = ("weak", "weak-fixed", "top", "top-fixed")
+    for fam in a.families.split(","):
+        name, _, cut = fam.partition(":")
+        cut = int(cut) if cut else None
+        for method in a.methods.split(","):
+            for seed in map(int, a.seeds.split(",")):
+                for r in run(method, name, cut, seed, ks, shares):
+                    head = f"{fam:24s} {method:8s} seed {seed}"
+                    if not r.get("open") or "k" not in r:
+                        print(f"{head} gate {'open, no map' if r.get('open') else 'shut'}",
+                              flush=True)
+                        continue
+                    print(f"{head} q={r['q']:2d}/{r['n']} d={r['d']} med={r['median_rows']:.0f}"
+                          f" k={r['k']:2d} same={int(r['same_map'])} honest {r['honest']:6.2f} "
+                          + " ".join(f"{lb} {r[lb]:6.2f} (x{r[lb + '_infl']:.3g},"
+                                     f" moved {r[lb + '_moved']:.2f})" for lb in labels),
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()
