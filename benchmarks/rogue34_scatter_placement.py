@@ -73,6 +73,13 @@ def pool(tri, d, masses, limit=None):
 
 
 def load(name, seed):
+    """``new_nodes.py``'s data sets, ``new_nodes_maha_landmine.py``'s shifted
+    families, and ``NAME-dD``: the data set's first ``D`` features only (a
+    low-dimensional family, where the widened limit is widest)."""
+    if "-d" in name:
+        base, _, d = name.rpartition("-d")
+        data = load(base, seed)
+        return (np.ascontiguousarray(data[0][:, :int(d)]),) + tuple(data[1:])
     return load_shifted(name, seed) if name in SHIFTED else nn.load(name, seed)
 
 
@@ -182,6 +189,41 @@ def run(method, name, cut, seed, ks, shares):
     return rows
 
 
+def summarize(files):
+    """Mean over seeds and ``k`` of (attack minus honest) per family, method
+    and rogue share, [the worst row], and the mean share of moved neighbours,
+    from this script's printed lines."""
+    import collections
+    import re
+
+    rows = collections.defaultdict(list)
+    shut = collections.Counter()
+    labels = ("weak", "weak-fixed", "top", "top-fixed")
+    for f in files:
+        for line in open(f):
+            if " seed " not in line:
+                continue
+            fam, method = line.split()[:2]
+            if "gate" in line:
+                shut[(fam, method)] += 1
+                continue
+            q, n = map(int, re.search(r"q=\s*(\d+)/(\d+)", line).groups())
+            honest = float(re.search(r"honest\s+([\d.]+)", line).group(1))
+            found = {lb: (float(a), float(m)) for lb, a, m in re.findall(
+                r"(weak-fixed|weak|top-fixed|top)\s+([\d.]+) \(x[^,]+, moved ([\d.]+)\)", line)}
+            rows[(fam, method, "10%" if q / n < 0.15 else "20%")].append((honest, found))
+    print(f"{'family':26s} {'method':8s} q    rows " + "".join(f"{lb:>24s}" for lb in labels))
+    for (fam, method, share), rs in rows.items():
+        out = []
+        for lb in labels:
+            d = [r[1][lb][0] - r[0] for r in rs if lb in r[1]]
+            mv = [r[1][lb][1] for r in rs if lb in r[1]]
+            out.append(f"{np.mean(d):+7.2f} [{min(d):+7.2f}] {np.mean(mv):.2f}" if d else " " * 24)
+        print(f"{fam:26s} {method:8s} {share} {len(rs):4d} " + "".join(f"{o:>24s}" for o in out))
+    for (fam, method), count in shut.items():
+        print(f"gate shut: {fam} {method} ({count} seed(s))")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--families", default="landmine:10,landmine:20,moons,related-small")
@@ -189,7 +231,10 @@ def main():
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--ks", default="5,10")
     p.add_argument("--rogues", default="0.1,0.2")
+    p.add_argument("--summarize", nargs="+", help="files of this script's output: the table")
     a = p.parse_args()
+    if a.summarize:
+        return summarize(a.summarize)
     warnings.simplefilter("ignore")
     ks = [int(k) for k in a.ks.split(",")]
     shares = [float(s) for s in a.rogues.split(",")]
