@@ -50,7 +50,9 @@ of the reported masses (:func:`agreed_max_mass`): with fewer than half the
 nodes lying the median lies within the honest masses' range, so a liar
 can shrink every honest confidence by at most ``MASS_CLIP x median / max``
 (a factor ``MASS_CLIP`` at worst), whatever it reports; a node heavier
-than ``M`` (an honest one, or a liar) has confidence 1.  ``MASS_CLIP = 4``
+than ``M`` (an honest one, or a liar) has confidence 1, and the joins'
+readings ``confidence_ x M`` are then ``min(m_k, M)`` (their median and
+smallest mass unchanged, their mean that of the capped masses).  ``MASS_CLIP = 4``
 was chosen on seeds 0-2: the smallest value that leaves every measured
 honest federation's largest mass under it (Landmine 1.4, HAR 1.1, rotated
 moons 1.5-1.9, School 2.4, related-* 1.0 times the median), so those fit
