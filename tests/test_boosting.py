@@ -138,9 +138,10 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     # float64 signed step, to each of the 2 ring neighbours.
     message = 16 + 8 + (index_bits(11) + 7) // 8
     assert message == 16 + fw_message_bytes(11)
-    # The masses (every c_k = m_k / max m): (max, sum) up the same tree, the
-    # (max, mean) back down (skfed._node_mass), 2 float64 each way.
-    mass_bytes = 2 * (K - 1) * (16 + 2 * 8)
+    # The masses (every c_k = m_k / max m): each subtree's masses up the same
+    # tree (node j's over its depth_j edges: heap depths 0,1,1,2,2,2), the
+    # (max, mean) back down (skfed._node_mass; rogue34).
+    mass_bytes = (K - 1) * (16 + 16 + 2 * 8) + 8 * (0 + 1 + 1 + 2 + 2 + 2)
     assert clf.n_bytes_sent_ == range_bytes + mass_bytes + T * 2 * message
     assert clf.n_messages_ == 4 * (K - 1) + 2 * T
     assert len(clf.bytes_per_round_) == clf.n_iter_ == T == len(clf.objective_curve_)
@@ -153,7 +154,9 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     lo = np.array([X[groups == k].min(axis=0) for k in range(K)])
     hi = np.array([X[groups == k].max(axis=0) for k in range(K)])
     _, _, n_flood = _flood_reference(lo, hi, ring > 0)
-    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + mass_bytes + T * 2 * message
+    # (on the ring the mass tree is breadth-first from node 0: depths 0,1,2,3,2,1)
+    ring_mass = (K - 1) * (16 + 16 + 2 * 8) + 8 * (0 + 1 + 2 + 3 + 2 + 1)
+    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + ring_mass + T * 2 * message
     np.testing.assert_allclose(on_ring.coef_, clf.coef_)
 
 
