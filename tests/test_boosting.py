@@ -213,10 +213,21 @@ def test_feature_range_is_the_global_range(topology):
         adjacency = network.start(K, random_state=0).adjacency.toarray() > 0
         ref_lo, ref_hi, n_messages = _flood_reference(lo, hi, adjacency)
         np.testing.assert_array_equal(ref_lo[0], clf.feature_range_[0])
-    # ... plus the masses' exchange (skfed._node_mass): up and down a spanning
-    # tree of the topology, 2 float64 each way.
+    # ... plus the masses' exchange (skfed._node_mass): up a spanning tree of
+    # the topology (the heap, or breadth-first from node 0), node j's mass
+    # over its depth_j edges (rogue34), the (max, mean) down.
+    if topology is None:
+        depth = np.floor(np.log2(np.arange(K) + 1))
+    else:
+        from scipy.sparse.csgraph import breadth_first_order
+
+        order, pred = breadth_first_order(sparse.csr_matrix(adjacency), 0, directed=False)
+        depth = np.zeros(K)
+        for k in order[1:]:
+            depth[k] = depth[pred[k]] + 1
+    mass_bytes = (K - 1) * (16 + 16 + 2 * 8) + 8 * int(depth.sum())
     assert clf.n_messages_ == n_messages + 2 * (K - 1)
-    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8) + 2 * (K - 1) * (16 + 2 * 8)
+    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8) + mass_bytes
     features, thresholds = make_stumps(X[keep].min(axis=0), X[keep].max(axis=0), 12)
     np.testing.assert_allclose(clf.stump_thresholds_, thresholds)
 
@@ -922,8 +933,9 @@ def test_feature_vote_against_numpy():
     for k in range(K - 1, 0, -1):
         subtree_sizes[parent[k]] |= subtree_sizes[k]
     median_bytes = sum(16 + 8 * len(subtree_sizes[k]) + 16 + 8 for k in range(1, K))
-    # The masses (skfed._node_mass): (max, sum) up the tree, (max, mean) down.
-    mass_bytes = 2 * (K - 1) * (16 + 2 * 8)
+    # The masses (skfed._node_mass): node j's over its depth_j heap edges up
+    # (rogue34), (max, mean) down.
+    mass_bytes = (K - 1) * (16 + 16 + 2 * 8) + 8 * int(np.floor(np.log2(np.arange(K) + 1)).sum())
     assert clf.n_bytes_sent_ == range_bytes + median_bytes + vote_bytes + mass_bytes
     # Without the vote: stumps on every feature, fewer bytes.
     every = DecentralizedBoostingClassifier(
