@@ -715,9 +715,10 @@ def test_stump_placement_against_numpy(placement):
         _, _, n_flood = _flood_reference(
             np.array([X[groups == k].min(axis=0) for k in range(K)]),
             np.array([X[groups == k].max(axis=0) for k in range(K)]), _ring(K) > 0)
-        # (and the masses, 2 float64 up and down the same tree: skfed._node_mass)
+        # (and the masses up the same tree, node j's over its depth_j edges
+        # (ring depths 0,1,2,3,4,3,2,1; rogue34), 2 float64 down: skfed._node_mass)
         assert clf.n_bytes_sent_ == (n_flood * (16 + 48) + 7 * (16 + 3 * 256 * 4 + 16 + 88)
-                                     + 7 * 2 * (16 + 16))
+                                     + 7 * (16 + 16 + 16) + 8 * 16)
     if placement == "global_range":
         assert np.all(clf.stump_thresholds_ > lo.min()) and np.all(clf.stump_thresholds_ < hi.max())
 
