@@ -268,11 +268,11 @@ def join_info_from_data(estimator, X, y, groups, sample_weight=None, models=None
     else:
         lin_losses(Z, Y, sw, offsets, models, _loss(estimator), 1.0 / mass,
                    float(estimator.alpha), X.shape[1], losses)
-    confidence = mass / mass.max()
+    confidence, max_mass = estimator._scale(mass)  # (skfed._node_mass.node_scale)
     node_losses = confidence * losses.sum(axis=1)
     if _private(estimator):
         node_losses[:] = 0.0
-    return {"losses": node_losses, "max_mass": float(mass.max()),
+    return {"losses": node_losses, "max_mass": max_mass,
             "rogue": np.zeros(len(counts), dtype=bool)}
 
 

@@ -138,9 +138,10 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     # float64 signed step, to each of the 2 ring neighbours.
     message = 16 + 8 + (index_bits(11) + 7) // 8
     assert message == 16 + fw_message_bytes(11)
-    # The masses (every c_k = m_k / max m): (max, sum) up the same tree, the
-    # (max, mean) back down (skfed._node_mass), 2 float64 each way.
-    mass_bytes = 2 * (K - 1) * (16 + 2 * 8)
+    # The masses (every c_k = m_k / max m): each subtree's masses up the same
+    # tree (node j's over its depth_j edges: heap depths 0,1,1,2,2,2), the
+    # (max, mean) back down (skfed._node_mass; rogue34).
+    mass_bytes = (K - 1) * (16 + 16 + 2 * 8) + 8 * (0 + 1 + 1 + 2 + 2 + 2)
     assert clf.n_bytes_sent_ == range_bytes + mass_bytes + T * 2 * message
     assert clf.n_messages_ == 4 * (K - 1) + 2 * T
     assert len(clf.bytes_per_round_) == clf.n_iter_ == T == len(clf.objective_curve_)
@@ -153,7 +154,9 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     lo = np.array([X[groups == k].min(axis=0) for k in range(K)])
     hi = np.array([X[groups == k].max(axis=0) for k in range(K)])
     _, _, n_flood = _flood_reference(lo, hi, ring > 0)
-    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + mass_bytes + T * 2 * message
+    # (on the ring the mass tree is breadth-first from node 0: depths 0,1,2,3,2,1)
+    ring_mass = (K - 1) * (16 + 16 + 2 * 8) + 8 * (0 + 1 + 2 + 3 + 2 + 1)
+    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + ring_mass + T * 2 * message
     np.testing.assert_allclose(on_ring.coef_, clf.coef_)
 
 
@@ -210,10 +213,21 @@ def test_feature_range_is_the_global_range(topology):
         adjacency = network.start(K, random_state=0).adjacency.toarray() > 0
         ref_lo, ref_hi, n_messages = _flood_reference(lo, hi, adjacency)
         np.testing.assert_array_equal(ref_lo[0], clf.feature_range_[0])
-    # ... plus the masses' exchange (skfed._node_mass): up and down a spanning
-    # tree of the topology, 2 float64 each way.
+    # ... plus the masses' exchange (skfed._node_mass): up a spanning tree of
+    # the topology (the heap, or breadth-first from node 0), node j's mass
+    # over its depth_j edges (rogue34), the (max, mean) down.
+    if topology is None:
+        depth = np.floor(np.log2(np.arange(K) + 1))
+    else:
+        from scipy.sparse.csgraph import breadth_first_order
+
+        order, pred = breadth_first_order(sparse.csr_matrix(adjacency), 0, directed=False)
+        depth = np.zeros(K)
+        for k in order[1:]:
+            depth[k] = depth[pred[k]] + 1
+    mass_bytes = (K - 1) * (16 + 16 + 2 * 8) + 8 * int(depth.sum())
     assert clf.n_messages_ == n_messages + 2 * (K - 1)
-    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8) + 2 * (K - 1) * (16 + 2 * 8)
+    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8) + mass_bytes
     features, thresholds = make_stumps(X[keep].min(axis=0), X[keep].max(axis=0), 12)
     np.testing.assert_allclose(clf.stump_thresholds_, thresholds)
 
@@ -701,9 +715,10 @@ def test_stump_placement_against_numpy(placement):
         _, _, n_flood = _flood_reference(
             np.array([X[groups == k].min(axis=0) for k in range(K)]),
             np.array([X[groups == k].max(axis=0) for k in range(K)]), _ring(K) > 0)
-        # (and the masses, 2 float64 up and down the same tree: skfed._node_mass)
+        # (and the masses up the same tree, node j's over its depth_j edges
+        # (ring depths 0,1,2,3,4,3,2,1; rogue34), 2 float64 down: skfed._node_mass)
         assert clf.n_bytes_sent_ == (n_flood * (16 + 48) + 7 * (16 + 3 * 256 * 4 + 16 + 88)
-                                     + 7 * 2 * (16 + 16))
+                                     + 7 * (16 + 16 + 16) + 8 * 16)
     if placement == "global_range":
         assert np.all(clf.stump_thresholds_ > lo.min()) and np.all(clf.stump_thresholds_ < hi.max())
 
@@ -919,8 +934,9 @@ def test_feature_vote_against_numpy():
     for k in range(K - 1, 0, -1):
         subtree_sizes[parent[k]] |= subtree_sizes[k]
     median_bytes = sum(16 + 8 * len(subtree_sizes[k]) + 16 + 8 for k in range(1, K))
-    # The masses (skfed._node_mass): (max, sum) up the tree, (max, mean) down.
-    mass_bytes = 2 * (K - 1) * (16 + 2 * 8)
+    # The masses (skfed._node_mass): node j's over its depth_j heap edges up
+    # (rogue34), (max, mean) down.
+    mass_bytes = (K - 1) * (16 + 16 + 2 * 8) + 8 * int(np.floor(np.log2(np.arange(K) + 1)).sum())
     assert clf.n_bytes_sent_ == range_bytes + median_bytes + vote_bytes + mass_bytes
     # Without the vote: stumps on every feature, fewer bytes.
     every = DecentralizedBoostingClassifier(

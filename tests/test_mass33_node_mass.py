@@ -48,10 +48,10 @@ def _depths(network, K):
 
 
 def _mass_bytes(cls, network, K):
-    if cls is DecentralizedBoostingClassifier:   # (max, sum) up, (max, mean) down
-        return (K - 1) * (2 * HEADER + 2 * 8 + 2 * 8)
-    # every mass up its depth's edges; (max, mean, median, min) down
-    return 8 * int(_depths(network, K).sum()) + (K - 1) * (2 * HEADER + 4 * 8)
+    # every mass up its depth's edges (the root's median needs them: rogue34);
+    # (max, mean) down for Dada, (max, mean, median, min) for Perso-lin
+    floats = 2 if cls is DecentralizedBoostingClassifier else 4
+    return 8 * int(_depths(network, K).sum()) + (K - 1) * (2 * HEADER + floats * 8)
 
 
 def _uncounted(monkeypatch):

@@ -866,14 +866,14 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1
         state = _BoostingState(
-            H, Y, sws, layout.offsets, mass / mass.max(), self.beta, self.mu, dtype,
+            H, Y, sws, layout.offsets, self._scale(mass)[0], self.beta, self.mu, dtype,
             rogue, rogue_mode, score_weight=self._score_weight(),
         )
         state.setup_bytes = setup_bytes
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.stump_layout = (None if self.base_predictors is not None  # own stumps
                               else (self.stump_features_, self.stump_thresholds_))
-        state.max_mass = float(mass.max())
+        state.max_mass = self._scale(mass)[1]
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))

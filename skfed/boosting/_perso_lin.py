@@ -938,10 +938,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1
         state = _LinearState(
-            Z, Y, sws, layout.offsets, mass, mass / mass.max(), _LOSSES[self.loss](),
+            Z, Y, sws, layout.offsets, mass, self._scale(mass)[0], _LOSSES[self.loss](),
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
-        state.max_mass = float(mass.max())
+        state.max_mass = self._scale(mass)[1]
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.labels = self.nodes_  # node-ordered, for the local solve's warning
         state.local_update = resolved_local_update(self, spec)

@@ -271,10 +271,10 @@ def fit_dada(est, peer, block, validate, random_state):
     est.base_predictors_ = None
     H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
         (0, est.n_estimators_ + int(est.fit_intercept)), dtype=dtype)
-    state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
+    state = _BoostingState(H, Y, sws, offsets, est._scale(mass)[0], est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0, score_weight=est._score_weight())
     state.setup_bytes = setup_bytes
-    state.max_mass = float(mass.max())
+    state.max_mass = est._scale(mass)[1]
     state.stump_layout = (est.stump_features_, est.stump_thresholds_)  # as the simulation
     est.graph_signal_ = graph_signal_used(est, None, K)
     est.__dict__.pop("kernel_features_", None)  # a previous kernel fit's

@@ -70,10 +70,10 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     simulation, seeds = est._start(check_random_state(random_state))
     Z = est._design(Xs, dtype)
     state = _LinearState(
-        Z, Y, sws, offsets, mass, mass / mass.max(), _LOSSES[est.loss](), est.alpha,
+        Z, Y, sws, offsets, mass, est._scale(mass)[0], _LOSSES[est.loss](), est.alpha,
         Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
     )
-    state.max_mass = float(mass.max())
+    state.max_mass = est._scale(mass)[1]
     state.labels = est.nodes_  # every node's label (the local solve's warning)
     state.local_update = resolved_local_update(est, None)  # (_refuse: no privacy)
     run = _Run(est, _PersoLin, peer, block, state, simulation)
