@@ -2,7 +2,7 @@
 (review28).
 
 The page fits Dada on 24 rotated-moons nodes, then the same estimator on MPI
-ranks, and says both send the commented bytes (2,944,590 since the fit counts its node-mass exchange).  Since Dada's
+ranks, and says both send the commented bytes (2,944,782 since the fit counts its node-mass exchange and Dada's tree carries subtree masses for the capped largest mass).  Since Dada's
 feature-mean gate became the default (dada25) the simulated fit also sent
 the gate's 94,711 bytes (3,037,829), which MPI never runs: the example now
 sets ``join_neighbours="graph"``.  This runs the page's code block as
