@@ -7,6 +7,17 @@ network that counts every byte, and learns who should learn from whom.
 
 __version__ = "0.1.0.dev0"
 
+try:
+    from ._core import _comm  # noqa: F401  (a compiled module: is this tree built?)
+except ImportError as exc:
+    if not (exc.name or "").startswith("skfed._core"):
+        raise
+    raise ImportError(
+        f"skfed was imported from {__path__[0]}, a source tree without its compiled "
+        "modules (skfed._core): Python started in the clone's root finds it before the "
+        "installed package. Run Python from another directory, or build the tree in "
+        "place with `python setup.py build_ext --inplace`.") from exc
+
 from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
 from .boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier

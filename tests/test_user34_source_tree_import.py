@@ -6,8 +6,8 @@ comes first on ``sys.path``, so the source tree's ``skfed/``, which holds no
 compiled module, shadows the installed package, and ``import skfed`` fails
 with ``ModuleNotFoundError: No module named 'skfed._core._comm'``, which
 does not say why nor what to do.  ``tests/conftest.py`` says it for
-``python -m pytest``; plain ``import skfed`` does not (strict xfail until it
-does).
+``python -m pytest``; plain ``import skfed`` did not.  Fixed by the lead:
+``skfed/__init__.py`` says both.
 """
 
 import shutil
@@ -20,10 +20,6 @@ import pytest
 import skfed
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "import skfed from a source tree without compiled modules raises a bare "
-    "ModuleNotFoundError for skfed._core._comm, naming neither the shadowing "
-    "source tree nor the fix (user34)"))
 def test_import_from_unbuilt_source_tree_says_why(tmp_path):
     source = Path(skfed.__file__).resolve().parent
     # the source tree as a fresh clone has it: Python files only
