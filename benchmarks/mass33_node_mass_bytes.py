@@ -13,14 +13,16 @@ Command::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/mass33_node_mass_bytes.py
 
-Result (seed 0, k = 10, 2026-11-29)::
+Result (seed 0, k = 10, 2026-11-29; rerun after rogue34, whose cap on the
+largest mass needs the median, so Dada's tree now sends subtree masses up
+as Perso-lin's did: Dada's exchange 1,408 / 5,056 / 12,736 B before)::
 
     data           method       K    fit kB  mass B   share  join kB summ. B   share
-    landmine       Decentral   23    2518.9    1408  0.056%     35.6      96  0.270%
+    landmine       Decentral   23    2519.1    1584  0.063%     35.6      96  0.270%
     landmine       Personali   23    2774.8    1936  0.070%     20.4     192  0.939%
-    moons          Decentral   80   19911.4    5056  0.025%    722.4     320  0.044%
+    moons          Decentral   80   19913.0    6672  0.034%    722.4     320  0.044%
     moons          Personali   80   12817.9    7936  0.062%    444.9     640  0.144%
-    related-small  Decentral  200  108476.8   12736  0.012%   2726.4     800  0.029%
+    related-small  Decentral  200  108482.8   18776  0.017%   2726.4     800  0.029%
     related-small  Personali  200   39743.5   21960  0.055%   1681.5    1600  0.095%
 """
 
