@@ -214,8 +214,7 @@ def test_never_complete_setup_no_w_step_downs_with_the_final_delivery():
     first = _first_up(rows[:2], 0)
     assert (first < 0).any()
     assert np.all(est.decision_function(X, groups=g) == 0.0)
-    up, down = _setup_sizes(est, "rff-learn")
-    sent = first >= 0
+    up, _ = _setup_sizes(est, "rff-learn")
     assert est.bytes_per_round_[0] == int((up + HEADER)[first == 0].sum())
 
 
@@ -226,19 +225,11 @@ def test_flower_logs_equal_the_simulations_under_drops(name, task_identity):  # 
     est = FederatedMultiTaskClassifier(
         aggregation="add", local_solver="coordinate", compression="none", random_state=0,
         network=SimulatedNetwork(drop_rate=0.3, random_state=1), **CONFIGS[name])
+    reference = clone(est)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        rows = []
-        draw = NetworkSimulation.draw_rounds
-
-        def recording(sim, n_rounds):
-            active, work = draw(sim, n_rounds)
-            rows.extend(active.copy())
-            return active, work
-
-        with mock.patch.object(NetworkSimulation, "draw_rounds", recording):
-            reference = clone(est).fit(X, y, groups=g)
-    assert (_first_up(np.array(rows), 0) > 0).any()
+        rows = _recorded(lambda: reference.fit(X, y, groups=g))
+    assert (_first_up(rows, 0) > 0).any()
     fitted, _ = flower_fit(est, X, y, g)
     assert fitted.n_iter_ == reference.n_iter_
     np.testing.assert_allclose(fitted.decision_function(X, groups=g),
