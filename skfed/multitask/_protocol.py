@@ -94,7 +94,8 @@ m x (n_problems d') matrices ``W`` and ``V``, Lanczos for ``rho``).  With
 ``n_problems d' >= m``, Sigma is dense and a round costs ``O(m^2 d')``, an
 Omega step ``O(m^3)``.
 
-*Setup* (counted in the first round): ``gamma="scale"`` needs the pooled
+*Setup* (in the first round without drops; under drops see
+:meth:`_RoundProtocol.count_setup`): ``gamma="scale"`` needs the pooled
 variance of the features: each node sends its count, sum and sum of squares
 (3 floats) and receives ``gamma`` (1 float).  ``approximation="nystroem"``
 draws its ``n_components`` landmarks once, before the first round: every
@@ -264,7 +265,7 @@ class _RoundProtocol:
                                         node_labels=estimator.nodes_)
         self.counter = self.simulation.counter
         self.everyone = np.arange(n_nodes, dtype=np.intp)
-        # Setup messages (counted in the first round): per node, up and down.
+        # Setup messages (count_setup: each node's in its first round up): per node.
         self.setup_up = np.zeros(n_nodes, dtype=np.int64)
         self.setup_down = np.zeros(n_nodes, dtype=np.int64)
 
