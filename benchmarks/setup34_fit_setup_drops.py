@@ -23,7 +23,9 @@ round with a W-step (after) and whether the decision values are the same.
 
 Configs: ``default`` (``kernel="linear"``, ``omega="auto"``: no setup
 messages), ``rbf`` (``kernel="rbf"``: random Fourier features at
-``gamma="scale"``, the shared model).
+``gamma="scale"``, the shared model), ``rbf-learn`` (the same with
+``omega="learn"``: the learned-Omega rounds, whose solves depend on when
+each node takes part).
 
 History
 -------
@@ -49,7 +51,8 @@ from skfed.multitask import FederatedMultiTaskClassifier  # noqa: E402
 from skfed.multitask import _protocol  # noqa: E402
 from skfed.network import SimulatedNetwork  # noqa: E402
 
-CONFIGS = {"default": {}, "rbf": dict(kernel="rbf")}
+CONFIGS = {"default": {}, "rbf": dict(kernel="rbf"),
+           "rbf-learn": dict(kernel="rbf", omega="learn")}
 
 
 def main_count_setup(self, active):
