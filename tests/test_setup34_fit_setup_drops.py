@@ -55,6 +55,7 @@ CONFIGS = {
                          n_components=12, omega="learn", max_rounds=15),
     "exact-learn": dict(kernel="rbf", approximation=None, omega="learn", max_rounds=15),
     "warm-linear": dict(omega="learn", warm_start=True, max_rounds=10),
+    "warm-linear-f64": dict(omega="learn", warm_start=True, max_rounds=10, compression="none"),
 }
 
 # main (7781cb8 .. fc96aa9) without drops: n_bytes_sent_, bytes_per_round_,
@@ -120,7 +121,9 @@ def _setup_sizes(est, name):
     """Per node, the setup's payloads up and down in closed form."""
     m, d = len(est.nodes_), est.n_features_in_
     up, down = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
-    if name != "warm-linear":  # gamma="scale": count, sum, sum of squares up; gamma down
+    if name.startswith("warm"):  # the previous dual variables' sums: d + 1 floats
+        up += (d + 1) * F
+    else:  # gamma="scale": count, sum, sum of squares up; gamma down
         up += 3 * F
         down += F
     if name == "nystroem-learn":
@@ -145,7 +148,7 @@ def test_without_drops_the_fit_is_mains(name):
 
 
 @pytest.mark.parametrize("name", ["rff-auto", "rff-learn", "nystroem-learn", "kmeans-learn",
-                                  "exact-learn"])
+                                  "exact-learn", "warm-linear-f64"])
 def test_setup_rounds_follow_the_drops(name):
     est, X, _, g, rows = _fit(name, 0.3)
     first = _first_up(rows, 0)
