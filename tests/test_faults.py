@@ -218,6 +218,8 @@ def test_mocha_with_almost_every_node_dropped_says_so():
         # the pre-issue-14 defaults (lam=1e-3, one epoch, an Omega step
         # every 10 rounds), under which the arriving updates overshoot
         C=1.0 / (1e-3 * len(y_reg)),
+        # gamma="scale"'s value given: its setup would wait for all 8 nodes (setup34)
+        gamma=1.0 / (X.shape[1] * float(X.var(dtype=np.float64))),
     )
     with pytest.warns(ConvergenceWarning) as record:
         est.fit(X, y_reg, groups=groups)

@@ -359,7 +359,7 @@ def fit_exact(run):
     theta_steps = est.local_epochs
     for round_ in range(est._max_rounds()):
         active_mask, work, active = protocol.draw_round()
-        protocol.count_setup()
+        active = protocol.count_setup(active)  # none while a node's setup is missing
         changes = []
         if active.size:
             give = ~protocol.sigma_sent[active]

@@ -632,7 +632,7 @@ class _Run:
 
         def count_round_start(active, searching):
             # The byte model's messages of the round the nodes just solved.
-            protocol.count_setup()
+            active = protocol.count_setup(active)  # (its W-step's nodes)
             if active.size:
                 protocol.count_downlink(active, messages.downlink(active), searching)
                 if searching:
@@ -738,14 +738,14 @@ class _Run:
 
         # Round 0: setup and the first local solves.
         active_mask, work, active = protocol.draw_round()
-        train = active_mask.astype(bool)
+        train = active_mask.astype(bool) & (not protocol.setup_waits(active))
         replies, down, up = send(0, evaluate=False, w=weights(protocol.sigma), train=train,
                                  steps=solve_steps(work), setup=True, full=work >= 1.0)
         for t in range(m):
             if not train[t]:
                 traffic.relabel(down[t], "w", "w_eval")
         count_round_start(active, apply(replies, train))
-        round_active = active_mask.astype(bool)
+        round_active = train.copy()
         while True:
             round_ = protocol.round
             last = round_ == est._max_rounds() - 1
@@ -762,7 +762,8 @@ class _Run:
             W_train = W_now if candidate is None else weights(candidate)
             if not last:
                 next_mask, next_work, _ = protocol.draw_round()
-                next_train = next_mask.astype(bool)
+                next_train = next_mask.astype(bool) & (not protocol.setup_waits(
+                    np.flatnonzero(next_mask)))  # no W-step before every node's setup
                 next_steps = solve_steps(next_work)
                 next_full = next_work >= 1.0
             else:
@@ -837,7 +838,7 @@ class _Run:
                     traffic.relabel(spec[1][t], "w", "w_eval")
             searched = apply(spec[0], next_train)
             protocol.end_round()
-            round_active = next_mask.astype(bool)
+            round_active = next_train.copy()
             count_round_start(np.flatnonzero(next_mask).astype(np.intp), searched)
 
         protocol.finish()

@@ -55,8 +55,8 @@ def round_bound(fit, pending, stale):
     the round sends it), ``mu`` when it may change (every round while the
     share is learned, else where the node does not hold it), the bytes
     carried from a previous fit, and a header; up, the change of ``u_t``,
-    the report and a header.  The setup messages are added in the
-    protocol's first round.
+    the report and a header.  The setup messages not yet counted are added
+    (all of them in the first round; under drops, those still to come).
     """
     protocol = fit.protocol
     header = protocol.counter.header_bytes
@@ -69,9 +69,8 @@ def round_bound(fit, pending, stale):
     down = down + np.where(changing, fit._mu_bytes(), 0) + fit.carry[idx] + header
     up = fit._vector_bytes(True) + fit._report_payload() + header
     total = int(down.sum()) + idx.size * int(up)
-    if protocol.round == 0:
-        for part in (protocol.setup_up, protocol.setup_down):
-            total += int(part.sum()) + int(np.count_nonzero(part)) * header
+    for part in (protocol.setup_up, protocol.setup_down):  # the setup not yet counted
+        total += int(part.sum()) + int(np.count_nonzero(part)) * header
     return total
 
 

@@ -307,8 +307,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         ``omega="learn"``, its ``Sigma``) instead of zero and ``I / n_nodes``:
         a path over ``C`` on the same data (they are feasible at any ``C``).
         After ``add_nodes``, a refit on the fitted and joined nodes starts from
-        theirs too and the grown ``Sigma``.  They reach the other nodes in the
-        first round as changes from zero, counted.  Other nodes, samples per
+        theirs too and the grown ``Sigma``.  They reach the other nodes as
+        changes from zero, counted with the setup.  Other nodes, samples per
         node, targets or loss raise.
         What it saves along a path over ``C`` is measured by
         ``benchmarks/bench_multitask_cv.py``.

@@ -94,7 +94,8 @@ m x (n_problems d') matrices ``W`` and ``V``, Lanczos for ``rho``).  With
 ``n_problems d' >= m``, Sigma is dense and a round costs ``O(m^2 d')``, an
 Omega step ``O(m^3)``.
 
-*Setup* (counted in the first round): ``gamma="scale"`` needs the pooled
+*Setup* (in the first round without drops; under drops see
+:meth:`_RoundProtocol.count_setup`): ``gamma="scale"`` needs the pooled
 variance of the features: each node sends its count, sum and sum of squares
 (3 floats) and receives ``gamma`` (1 float).  ``approximation="nystroem"``
 draws its ``n_components`` landmarks once, before the first round: every
@@ -230,7 +231,8 @@ class _RoundProtocol:
       messages and calls the same steps around its exchanges.
 
     A round, in order: :meth:`draw_round` (the faults), :meth:`count_setup`
-    (first round only), :meth:`count_downlink`, :meth:`local_scaling`, the
+    (until every node has its setup), :meth:`count_downlink`,
+    :meth:`local_scaling`, the
     nodes' local solves, the line search and :meth:`privatize`,
     :meth:`count_uplink`, the server's update, the duality gap,
     :meth:`omega_step_or_stop`, :meth:`record`, :meth:`count_final` (last
@@ -263,7 +265,7 @@ class _RoundProtocol:
                                         node_labels=estimator.nodes_)
         self.counter = self.simulation.counter
         self.everyone = np.arange(n_nodes, dtype=np.intp)
-        # Setup messages (counted in the first round): per node, up and down.
+        # Setup messages (count_setup: each node's in its first round up): per node.
         self.setup_up = np.zeros(n_nodes, dtype=np.int64)
         self.setup_down = np.zeros(n_nodes, dtype=np.int64)
 
@@ -372,16 +374,53 @@ class _RoundProtocol:
         active_mask, work = self.faults.next()
         return active_mask, work, np.flatnonzero(active_mask).astype(np.intp)
 
-    def count_setup(self):
-        """The setup messages, in the first round (every node takes part once)."""
+    def setup_waits(self, active):
+        """Whether the W-steps still wait, after the round whose nodes up
+        are ``active``, for a node's setup message up (see :meth:`count_setup`)."""
+        owing = self.setup_up > 0
+        owing[active] = False
+        return bool(owing.any())
+
+    def count_setup(self, active):
+        """The setup messages of the round whose nodes up are ``active``;
+        returns the nodes of the round's W-step.
+
+        The setup (``gamma="scale"``: a node's count, sum and sum of squares
+        up, ``gamma`` down; Nystroem: its landmark rows or local centres
+        up, the others' landmarks down; ``warm_start``: its previous dual
+        variables up) runs under the fit's drop draws: a node sends its
+        setup up in its first round up.  Every node's first solve needs
+        what the server computes from all of them (``gamma``, the
+        landmarks, the warm-started sums), so the W-steps start in the
+        round in which the server holds every node's setup up; before it no
+        node solves (none returned: the round is one in which every node
+        is dropped, and counts towards ``max_rounds``).  A node receives its
+        setup down in its first round up from then on (before its first
+        W-step messages), or with the final delivery (:meth:`count_final`).
+        Without drops all of it is in the first round.  Each message is
+        counted once, also when one fit runs several round loops (the
+        shared model's share selection).
+        """
         up, down = self.setup_up, self.setup_down
-        if self.round == 0 and (up.any() or down.any()):
-            self.counter.gather_to_server(self.everyone[up > 0], up[up > 0])
-            self.counter.broadcast_from_server(self.everyone[down > 0], down[down > 0])
-            # counted once, also when one fit runs several round loops
-            # (the shared model's share selection)
-            up[:] = 0
-            down[:] = 0
+        waits = self.setup_waits(active)
+        sending = active[up[active] > 0]
+        if sending.size:
+            self.counter.gather_to_server(sending, up[sending])
+            up[sending] = 0
+        if waits:
+            return active[:0]
+        receiving = active[down[active] > 0]
+        if receiving.size:
+            self.counter.broadcast_from_server(receiving, down[receiving])
+            down[receiving] = 0
+        return active
+
+    def take_setup_down(self, receivers):
+        """The setup downs ``receivers`` have not yet received (now counted
+        as part of a message to them: the final delivery)."""
+        payloads = self.setup_down[receivers].copy()
+        self.setup_down[receivers] = 0
+        return payloads
 
     def searching(self):
         """Whether this round's step is searched.  With a diagonal Sigma
@@ -603,6 +642,7 @@ class _RoundProtocol:
         (the mode's ``payloads``, its ``Sigma`` information, its last step)."""
         payloads = payloads + np.where(self.sigma_sent[receivers], 0, self.sigma_info)
         payloads += np.where(self.step_pending[receivers], self.step_floats, 0)
+        payloads += self.take_setup_down(receivers)  # a node never up since the setup
         self.counter.broadcast_from_server(receivers, payloads.astype(np.int64))
 
     def end_round(self):
@@ -685,7 +725,7 @@ class _RoundProtocol:
     def warm_start(self, g):
         """``warm_start=True``: the previous fit's dual variables reach the
         server (and through it the other nodes) as ordinary changes from
-        zero, counted with the setup messages of the first round."""
+        zero, counted with the setup messages (:meth:`count_setup`)."""
         state, layout = self.state, self.state.layout
         state.g[...] = g
         alpha = g * state.sw
@@ -727,7 +767,7 @@ class _RoundProtocol:
     def simulated_round(self, parallel):
         """One round with the nodes in this process."""
         active_mask, work, active = self.draw_round()
-        self.count_setup()
+        active = self.count_setup(active)
         if active.size:
             self.w_step(active, work, parallel)
         gap, primal, dual = self.omega_step_or_stop(

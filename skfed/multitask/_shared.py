@@ -378,7 +378,7 @@ class _SharedFit:
         while True:
             before = None if self.byte_budget is None else self._spent()
             _, work, active = protocol.draw_round()
-            protocol.count_setup()
+            active = protocol.count_setup(active)
             active = active[pending[active]]
             if active.size:
                 self._node_round(active, work, stale, parallel)
@@ -613,8 +613,8 @@ class _SharedFit:
         nodes.w0 = best["w0"]
         nodes.mu = best["mu"]
         if deliver or final > _INDEX:
-            protocol.counter.broadcast_from_server(
-                np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
+            protocol.counter.broadcast_from_server(  # (with setup downs never received)
+                protocol.everyone, final + protocol.take_setup_down(protocol.everyone))
         protocol.end_round()
         return best
 
@@ -839,7 +839,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     if warm is not None:
         # The nodes start from their previous dual variables (feasible at
         # any C) and the server from its previous shared model and share;
-        # every node's dual vector reaches the server once (float64, in round 1)
+        # every node's dual vector reaches the server once (float64, its first round up)
         g[...] = warm
         alpha = warm * sw
         for t in range(m):
