@@ -50,6 +50,23 @@ def coherence(est):
     return float(u @ u) / second if second > 0 else 1.0
 
 
+def w0_no_better(est, X, y, groups):
+    """Per newcomer (sorted labels, the join's order): whether the fit's mean
+    loss of ``w_0`` on its samples is at least that of the zero model
+    (computed by the newcomer from ``w_0``, which it downloads: no byte)."""
+    from skfed.multitask._join import _sample_losses, _targets
+
+    w0 = np.asarray(est._W[:, -1], dtype=np.float64)  # (P, d)
+    out, counts = [], []
+    for label in np.unique(groups):
+        rows = groups == label
+        Z, Y = est._features(X[rows]), _targets(est, y[rows])
+        f = np.einsum("id,pd->pi", Z, w0)
+        out.append(_sample_losses(est.loss, f, Y).mean() >= _sample_losses(est.loss, 0 * f, Y).mean())
+        counts.append(int(rows.sum()))
+    return np.array(out), np.array(counts)
+
+
 def trust(variant, rho):
     found = re.fullmatch(r"(?:t([0-9.]+))?p([0-9.]+)", variant)
     t = float(found.group(1)) if found.group(1) else 1.0
@@ -67,6 +84,10 @@ class _Trusted:
 
     def scales(self, *args, **kwargs):
         scales, asked = self._inner.scales(*args, **kwargs)
+        if isinstance(self._factor, tuple):  # (per newcomer: check the order)
+            factor, counts = self._factor
+            assert np.array_equal(np.asarray(args[0]), counts)
+            return np.asarray(scales) * factor, asked
         return np.asarray(scales) * self._factor, asked
 
 
@@ -88,7 +109,12 @@ def run(name, seeds, ks, variants):
                     if getattr(est, "_join_rehearsal", None) is None:
                         scores[(v, seed, k)] = np.nan  # (no rehearsal: not this rule's path)
                         continue
-                    est._join_rehearsal = _Trusted(est._join_rehearsal, trust(v, rho))
+                    if v.startswith("lik"):
+                        flags, counts = w0_no_better(est, X[train], y[train], groups[train])
+                        factor = (np.where(flags, float(v[3:]), 1.0), counts)
+                    else:
+                        factor = trust(v, rho)
+                    est._join_rehearsal = _Trusted(est._join_rehearsal, factor)
                 est.add_nodes(X[train], y[train], groups=groups[train])
                 scores[(v, seed, k)] = nn.score(task, y[test], est.predict(X[test], groups=groups[test]))
             print(name, seed, k, f"rho={rho:.3f}",
