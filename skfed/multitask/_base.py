@@ -893,11 +893,13 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
             # them in the primal modes, the only private ones).
             support_sorted = support_sorted[:0]
         node_of = np.repeat(np.arange(m), layout.counts)
-        self.support_ = layout.order[support_sorted]
         self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)
-        kept = support_sorted[:0] if self._primal_mode() else support_sorted  # primal: coef_
-        self.support_vectors_ = np.ascontiguousarray(X[kept])  # (rows stay on the nodes)
-        self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
+        # Primal: no row or per-sample dual (sign = label) in the model (_node_data.py)
+        kept = support_sorted[:0] if self._primal_mode() else support_sorted
+        self._node_duals = (layout.order[support_sorted], alpha[:, support_sorted].astype(
+            dtype)) if self._primal_mode() and not private else None  # support_, dual_coef_
+        self.support_, self.dual_coef_ = layout.order[kept], alpha[:, kept].astype(dtype)
+        self.support_vectors_ = np.ascontiguousarray(X[kept])
         sv_node = node_of[support_sorted]
         # What add_nodes needs (skfed.multitask._join): lambda and, under
         # privacy, the models the server holds (the newcomers download them).
