@@ -581,8 +581,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                 # centre is its nearest-mean nodes' mean model
                 # (skfed.multitask._join_neighbours)
                 M = neighbours.centres(W_server[:, :n_fit], Z, layout.offsets, sw)
-                if _join_neighbours.NEIGHBOUR_SCALE is not None:
-                    c = np.full(n_new, _join_neighbours.NEIGHBOUR_SCALE) * c
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
