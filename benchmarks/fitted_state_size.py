@@ -116,6 +116,18 @@ def rows_held(est, X):
     return out
 
 
+def duals_held(est):
+    """{attribute: per-sample dual values} (``y_i alpha_i``: its sign is the label)."""
+    out = {}
+    dual = getattr(est, "dual_coef_", None)
+    if isinstance(dual, np.ndarray) and dual.ndim == 2 and dual.shape[1]:
+        out["dual_coef_"] = dual.shape[1]
+    kept = getattr(est, "_node_duals", None)
+    if kept is not None:
+        out["_node_duals"] = kept[1].shape[1]
+    return out
+
+
 def families(names):
     from skfed.datasets import load_har, load_landmine, make_federated_sparse_regression
 
@@ -183,13 +195,17 @@ def main():
                 print(f"  {name:14s} refused: {type(exc).__name__}: {str(exc)[:80]}")
                 continue
             where = ", ".join(f"{p} ({n})" for p, n in sorted(held.items())) or "-"
-            print(f"  {name:14s} {size / 1024:8.0f} KB  rows in: {where}", flush=True)
+            duals = ", ".join(f"{p} ({n})" for p, n in duals_held(est).items()) or "-"
+            print(f"  {name:14s} {size / 1024:8.0f} KB  rows in: {where}  duals in: {duals}",
+                  flush=True)
             if hasattr(est, "drop_node_data"):  # the nodes' simulated storage removed
                 est.drop_node_data()
                 size = len(pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL))
                 held = rows_held(est, X)
                 where = ", ".join(f"{p} ({n})" for p, n in sorted(held.items())) or "-"
-                print(f"  {'  dropped':14s} {size / 1024:8.0f} KB  rows in: {where}", flush=True)
+                duals = ", ".join(f"{p} ({n})" for p, n in duals_held(est).items()) or "-"
+                print(f"  {'  dropped':14s} {size / 1024:8.0f} KB  rows in: {where}  "
+                      f"duals in: {duals}", flush=True)
 
 
 if __name__ == "__main__":
