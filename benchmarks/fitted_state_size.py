@@ -46,6 +46,21 @@ pickled KB (raw X KB) and the attributes holding training rows::
     (MOCHA-CV on make_classification and online on HAR did not finish in
     25 minutes on the shared machine; not measured)
 
+store34 (2026-11-29, main f35448b + branch store34; ``--families
+mkclass,landmine,sparse --only MOCHA,MOCHA-reg``): the primal modes'
+public ``dual_coef_`` / ``support_`` held ``y_i alpha_i`` of every support
+vector (its sign is the label: 200 of 200 in
+tests/test_review34_dropped_duals.py), and survived ``drop_node_data()``.
+They are now empty; the simulation keeps the duals in ``_node_duals``
+(column "duals in"), which the drop removes::
+
+    Landmine  MOCHA     2531 KB  rows: _join_rehearsal.Z (14820)  duals: _node_duals (14820)
+              dropped     15 KB  (was 247: the public dual_coef_ / support_)
+    mkclass   MOCHA      957 KB  rows: _join_rehearsal.Z (3307)   duals: _node_duals (3307)
+              dropped    109 KB  (was 161)
+    sparse    MOCHA-reg 1904 KB  rows: _join_rehearsal.Z (2059)   duals: _node_duals (2059)
+              dropped     41 KB  (was 73)
+
 The exact kernel mode keeps its support vectors (its model); the online
 learners' dictionaries are their kernel models (``_points`` and
 ``_pub_points`` are their working copies: twice the dictionaries, left to
