@@ -697,6 +697,8 @@ def test_seed_reproducible_and_n_jobs_invariant(approximation):
         c = FederatedMultiTaskClassifier(n_jobs=2, **common).fit(X, y, groups=groups)
     for other in (b, c):
         np.testing.assert_array_equal(a.dual_coef_, other.dual_coef_)
+        if a._node_duals is not None:  # (primal modes: the duals the nodes keep, store34)
+            np.testing.assert_array_equal(a._node_duals[1], other._node_duals[1])
         np.testing.assert_array_equal(a.task_covariance_, other.task_covariance_)
         np.testing.assert_array_equal(a.bytes_per_round_, other.bytes_per_round_)
         np.testing.assert_array_equal(a.duality_gap_curve_, other.duality_gap_curve_)
@@ -925,6 +927,7 @@ def test_C_equals_the_old_lam_mapping(kernel):
             old.fit(X, y, groups=groups)
     assert new.n_iter_ == old.n_iter_
     np.testing.assert_array_equal(new.dual_coef_, old.dual_coef_)
+    np.testing.assert_array_equal((new._node_duals or [0, 0])[1], (old._node_duals or [0, 0])[1])
     np.testing.assert_array_equal(new.omega_, old.omega_)
     np.testing.assert_array_equal(new.objective_curve_, old.objective_curve_)
     with pytest.raises(ValueError, match="Set C or the deprecated lam, not both"):
