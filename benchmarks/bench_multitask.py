@@ -491,8 +491,8 @@ def main(argv=None):
             bytes_ratio=round(mtl.n_bytes_sent_ / raw, 3),
             # What any exact-mode protocol must move at least once Sigma is
             # dense: every final support vector to the m - 1 other nodes.
-            support_vectors=int(mtl.support_.size),
-            sv_floor_ratio=round(mtl.support_.size * Xtr.shape[1] * Xtr.dtype.itemsize
+            support_vectors=int(mtl.n_support_.sum()),  # (primal: support_ is empty)
+            sv_floor_ratio=round(int(mtl.n_support_.sum()) * Xtr.shape[1] * Xtr.dtype.itemsize
                                  * (len(mtl.nodes_) - 1) / raw, 3),
             skfed_error=per_node_error(yte, mtl.predict(Xte, groups=gte), gte),
             global_error=per_node_error(yte, svc.predict(Xte), gte),

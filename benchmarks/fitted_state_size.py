@@ -46,6 +46,21 @@ pickled KB (raw X KB) and the attributes holding training rows::
     (MOCHA-CV on make_classification and online on HAR did not finish in
     25 minutes on the shared machine; not measured)
 
+store34 (2026-11-29, main f35448b + branch store34; ``--families
+mkclass,landmine,sparse --only MOCHA,MOCHA-reg``): the primal modes'
+public ``dual_coef_`` / ``support_`` held ``y_i alpha_i`` of every support
+vector (its sign is the label: 200 of 200 in
+tests/test_review34_dropped_duals.py), and survived ``drop_node_data()``.
+They are now empty; the simulation keeps the duals in ``_node_duals``
+(column "duals in"), which the drop removes::
+
+    Landmine  MOCHA     2531 KB  rows: _join_rehearsal.Z (14820)  duals: _node_duals (14820)
+              dropped     15 KB  (was 247: the public dual_coef_ / support_)
+    mkclass   MOCHA      957 KB  rows: _join_rehearsal.Z (3307)   duals: _node_duals (3307)
+              dropped    109 KB  (was 161)
+    sparse    MOCHA-reg 1904 KB  rows: _join_rehearsal.Z (2059)   duals: _node_duals (2059)
+              dropped     41 KB  (was 73)
+
 The exact kernel mode keeps its support vectors (its model); the online
 learners' dictionaries are their kernel models (``_points`` and
 ``_pub_points`` are their working copies: twice the dictionaries, left to
@@ -116,6 +131,18 @@ def rows_held(est, X):
     return out
 
 
+def duals_held(est):
+    """{attribute: per-sample dual values} (``y_i alpha_i``: its sign is the label)."""
+    out = {}
+    dual = getattr(est, "dual_coef_", None)
+    if isinstance(dual, np.ndarray) and dual.ndim == 2 and dual.shape[1]:
+        out["dual_coef_"] = dual.shape[1]
+    kept = getattr(est, "_node_duals", None)
+    if kept is not None:
+        out["_node_duals"] = kept[1].shape[1]
+    return out
+
+
 def families(names):
     from skfed.datasets import load_har, load_landmine, make_federated_sparse_regression
 
@@ -183,13 +210,17 @@ def main():
                 print(f"  {name:14s} refused: {type(exc).__name__}: {str(exc)[:80]}")
                 continue
             where = ", ".join(f"{p} ({n})" for p, n in sorted(held.items())) or "-"
-            print(f"  {name:14s} {size / 1024:8.0f} KB  rows in: {where}", flush=True)
+            duals = ", ".join(f"{p} ({n})" for p, n in duals_held(est).items()) or "-"
+            print(f"  {name:14s} {size / 1024:8.0f} KB  rows in: {where}  duals in: {duals}",
+                  flush=True)
             if hasattr(est, "drop_node_data"):  # the nodes' simulated storage removed
                 est.drop_node_data()
                 size = len(pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL))
                 held = rows_held(est, X)
                 where = ", ".join(f"{p} ({n})" for p, n in sorted(held.items())) or "-"
-                print(f"  {'  dropped':14s} {size / 1024:8.0f} KB  rows in: {where}", flush=True)
+                duals = ", ".join(f"{p} ({n})" for p, n in duals_held(est).items()) or "-"
+                print(f"  {'  dropped':14s} {size / 1024:8.0f} KB  rows in: {where}  "
+                      f"duals in: {duals}", flush=True)
 
 
 if __name__ == "__main__":

@@ -83,11 +83,33 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from skfed.multitask import _join_neighbours as jn
+from skfed.multitask._compression import _FLOAT
+from skfed.network import resolve_network
 
 VARIANTS = {"off": (np.inf, None), "centre": (jn.GATE_T, None), "near": (jn.GATE_T, 0.0)}
 
 
 PAIRED = False
+
+
+def scale_gated_newcomers(est, scale):
+    """Multiply the rehearsed ``c_n`` of ``est``'s next join by ``scale`` when
+    its gate is open and affordable (as the join checks it), i.e. for the
+    newcomers centred on their neighbours (``near``: 0, the centre as the
+    model).  Patches the rehearsal instance of this copy only: the library
+    keeps no switch for it."""
+    rehearsal = est._join_rehearsal
+    gate, rehearsed = rehearsal.neighbours, rehearsal.scales
+    fit_bytes = est.communication_.total_bytes
+    header = resolve_network(est.network).header_bytes
+
+    def scales(counts, one_class=None):
+        c, asked = rehearsed(counts, one_class)
+        if gate is not None and gate.open and gate.affordable(fit_bytes, _FLOAT, header):
+            c = np.full(len(c), scale) * c
+        return c, asked
+
+    rehearsal.scales = scales
 nn.RELATED.update(BIG)  # the held-out families of 40 nodes of 150 samples
 
 
@@ -117,15 +139,12 @@ def run(name, seed, ks, variants):
             out.append((name, seed, k, "svc", 100 * ref.mean(), 0, None))
         for variant in variants:
             threshold, scale = VARIANTS[variant]
-            old = (jn.GATE_T, jn.NEIGHBOUR_SCALE)
-            jn.NEIGHBOUR_SCALE = scale
             joined = copy.deepcopy(base)
             if gate is not None:
                 joined._join_rehearsal.neighbours.open = bool(gate.t > threshold)
-            try:
-                nn.add_nodes(joined, X[train], y[train], groups[train])
-            finally:
-                jn.GATE_T, jn.NEIGHBOUR_SCALE = old
+                if scale is not None:
+                    scale_gated_newcomers(joined, scale)
+            nn.add_nodes(joined, X[train], y[train], groups[train])
             pred = joined.predict(X[test], groups=groups[test])
             acc = nn.score(task, y[test], pred)
             diff = None if ref is None else (pred == y[test]).astype(float) - ref

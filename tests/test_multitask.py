@@ -180,8 +180,10 @@ def test_fitted_omega_step_equals_sqrtm_of_the_models(kernel, n_classes):
     with pytest.warns(ConvergenceWarning):
         clf.fit(X, y, groups=groups)
     sigma0 = np.eye(m) / m
-    A = np.zeros((len(y), clf.dual_coef_.shape[0]))
-    A[clf.support_] = clf.dual_coef_.T
+    # (linear: the duals stay on the nodes, _node_duals; rbf: the model's own)
+    support, dual = clf._node_duals or (clf.support_, clf.dual_coef_)
+    A = np.zeros((len(y), dual.shape[0]))
+    A[support] = dual.T
     n_of = np.bincount(groups)[groups]
     if kernel == "rbf":
         K = rbf_kernel(X, gamma=gamma) + 1.0
@@ -218,17 +220,19 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
     # the Sigma of the models (with a learned Omega, task_covariance_ is the
     # best one for them, the alternation's next)
     sigma = clf._model_sigma
-    Z = np.hstack([X[clf.support_], np.ones((len(clf.support_), 1))])  # (linear: rows stay on nodes)
+    support, dual = clf._node_duals  # (linear: the rows and duals stay on the nodes)
+    assert clf.support_.shape == (0,) and clf.dual_coef_.shape == (1, 0)
+    Z = np.hstack([X[support], np.ones((len(support), 1))])
     sv_node = np.repeat(np.arange(3), clf.n_support_)
     n_t = np.bincount(groups)
     V = np.zeros((3, Z.shape[1]))
     for u in range(3):
         rows = sv_node == u
-        V[u] = clf.dual_coef_[0, rows] @ Z[rows] / n_t[u]
+        V[u] = dual[0, rows] @ Z[rows] / n_t[u]
     W = sigma @ V / lam
     np.testing.assert_allclose(clf.coef_, W[:, :-1], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(clf.intercept_, W[:, -1], rtol=1e-9, atol=1e-12)
-    np.testing.assert_array_equal(clf.support_, np.sort(clf.support_))  # groups are sorted
+    np.testing.assert_array_equal(support, np.sort(support))  # groups are sorted
     # and the personalized decision function is x . w_t + b_t
     np.testing.assert_allclose(
         clf.decision_function(X, groups=groups),
@@ -693,6 +697,8 @@ def test_seed_reproducible_and_n_jobs_invariant(approximation):
         c = FederatedMultiTaskClassifier(n_jobs=2, **common).fit(X, y, groups=groups)
     for other in (b, c):
         np.testing.assert_array_equal(a.dual_coef_, other.dual_coef_)
+        if a._node_duals is not None:  # (primal modes: the duals the nodes keep, store34)
+            np.testing.assert_array_equal(a._node_duals[1], other._node_duals[1])
         np.testing.assert_array_equal(a.task_covariance_, other.task_covariance_)
         np.testing.assert_array_equal(a.bytes_per_round_, other.bytes_per_round_)
         np.testing.assert_array_equal(a.duality_gap_curve_, other.duality_gap_curve_)
@@ -921,6 +927,7 @@ def test_C_equals_the_old_lam_mapping(kernel):
             old.fit(X, y, groups=groups)
     assert new.n_iter_ == old.n_iter_
     np.testing.assert_array_equal(new.dual_coef_, old.dual_coef_)
+    np.testing.assert_array_equal((new._node_duals or [0, 0])[1], (old._node_duals or [0, 0])[1])
     np.testing.assert_array_equal(new.omega_, old.omega_)
     np.testing.assert_array_equal(new.objective_curve_, old.objective_curve_)
     with pytest.raises(ValueError, match="Set C or the deprecated lam, not both"):

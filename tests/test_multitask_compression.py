@@ -195,7 +195,7 @@ def test_compressed_fit_equals_a_numpy_replay_of_the_protocol(bits):
         reg.fit(X, y, groups=groups)
     g, W, gaps, duals, R = _replay(X, y, groups, omega, 1.0, bits, rounds)
     # dual variables (all are support vectors with the squared loss)
-    np.testing.assert_allclose(reg.dual_coef_[0], g, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(reg._node_duals[1][0], g, rtol=1e-8, atol=1e-10)  # (on the nodes)
     np.testing.assert_allclose(reg.coef_, W[:, :-1], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(reg.intercept_, W[:, -1], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(reg.duality_gap_curve_, gaps, rtol=1e-7, atol=1e-10)

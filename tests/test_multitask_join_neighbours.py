@@ -203,21 +203,6 @@ def test_open_gate_bytes_in_closed_form():
             + _scatter_bytes(m, d))
 
 
-def test_scale_zero_takes_the_centre(monkeypatch):
-    est, (Xo, yo, go), (Xn, yn, gn) = _fit()
-    monkeypatch.setattr(jn, "NEIGHBOUR_SCALE", 0.0)
-    m = len(est.nodes_)
-    coef, icpt = est.coef_.copy(), est.intercept_.copy()
-    sizes = np.bincount(go).astype(float)
-    means = np.array([Xo[go == t].mean(axis=0) for t in range(m)])
-    est.add_nodes(Xn, yn, groups=gn)
-    for j, node in enumerate(np.unique(gn)):
-        near = _near5(means, Xn[gn == node].mean(axis=0), Xo, go)
-        w = sizes[near] / sizes[near].sum()
-        np.testing.assert_allclose(est.coef_[m + j], w @ coef[near], rtol=1e-12)
-        np.testing.assert_allclose(est.intercept_[m + j], w @ icpt[near], rtol=1e-12)
-
-
 def test_no_gate_under_privacy():
     X, y, g = _terrains()
     old = g < 14

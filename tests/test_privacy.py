@@ -794,8 +794,9 @@ def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
                  "joint_objective_curve_", "joint_objective_", "joint_duality_gap_"):
         assert getattr(est, name) is None, name
         assert getattr(plain, name) is not None, name
-    assert est._dual_state is None
-    assert plain.support_.shape[0] > 0  # (its duals; linear: no rows, store33)
+    assert est._dual_state is None and est._node_duals is None
+    # (the plain fit's duals stay on its nodes, the simulation's _node_duals: store34)
+    assert plain.support_.shape[0] == 0 and plain._node_duals[0].shape[0] > 0
     # the fitted models still predict: from coef_ and intercept_ alone, or
     # (a node that keeps a model it trained alone) from that model
     decision = est.decision_function(X, groups=groups)

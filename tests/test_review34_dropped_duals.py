@@ -66,9 +66,6 @@ def test_drop_keeps_predictions(params):
     _dropped(lambda: FederatedMultiTaskClassifier(random_state=0, **params), X, y, g)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: after drop_node_data() and a pickle, primal MOCHA's dual_coef_ / support_ "
-    "still give the label of every training sample (sign of y_i alpha_i: 200 of 200)"))
 @pytest.mark.parametrize("params", MODES, ids=["linear", "rff"])
 def test_dropped_model_carries_no_labels(params):
     X, y, g = _data()
@@ -76,9 +73,6 @@ def test_dropped_model_carries_no_labels(params):
     assert _labels_recovered(est, y) < 0.75
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: after drop_node_data() the MOCHA regressor's dual_coef_ keeps one value "
-    "per training sample (the sign of its residual)"))
 def test_dropped_regressor_carries_no_per_sample_duals():
     X, y, g = _data()
     target = X[:, 0] + 0.3 * np.random.RandomState(1).normal(size=len(y))

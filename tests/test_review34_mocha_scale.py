@@ -51,10 +51,6 @@ def test_unscaled_reference():
     assert accuracy > 0.9
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: MOCHA with every feature x1e12 fits a chance model (accuracy 0.540 vs "
-    "0.924 unscaled; x1e20+: coef_ all 0) and its warning says 'increase max_rounds or "
-    "tol', never that the features' scale (against the intercept column) is the cause"))
 def test_uniformly_large_features_named_or_fitted():
     X, y, g = _data()
     try:
@@ -67,9 +63,6 @@ def test_uniformly_large_features_named_or_fitted():
     assert names_scale or accuracy >= reference - 0.05, (accuracy, texts)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: FederatedMultiTaskClassifierCV(Cs=[1, 1e40]) is refused with a message "
-    "naming FederatedMultiTaskClassifier and C, not the CV estimator's Cs"))
 def test_cv_bound_names_cs():
     X, y, g = _data()
     with pytest.raises(ValueError, match="Cs"):
@@ -83,10 +76,6 @@ def test_cv_bound_refuses():
         FederatedMultiTaskClassifierCV(Cs=[1.0, 1e40], cv=2, random_state=0).fit(X, y, groups=g)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review34: MOCHA add_nodes' C x weight refusal names the node as 'new node "
-    "np.int64(5)' (repr of a NumPy scalar, skfed/multitask/_join.py: zip(new_labels, "
-    "totals)); every other refusal names it '5'"))
 def test_join_weight_refusal_names_plain_node_id():
     X, y, g = _data()
     fit = g < 4

@@ -81,7 +81,8 @@ def test_linear_mocha_fit_holds_rows_only_in_node_data(federation):
     X, y, groups = federation
     est = _fit(FederatedMultiTaskClassifier(random_state=0), X, y, groups)
     assert est.support_vectors_.shape == (0, 4) and est.support_vectors_.dtype == X.dtype
-    assert est.support_.shape[0] == est.n_support_.sum() > 0  # the duals are kept
+    assert est._node_duals[0].shape[0] == est.n_support_.sum() > 0  # the duals are kept
+    assert est.support_.shape == (0,) and est.dual_coef_.shape == (1, 0)  # (store34)
     # the rows the simulation keeps for joins: exactly each node's rows,
     # with the intercept column (intercept_scaling 1) and its weights
     data = est.node_data_

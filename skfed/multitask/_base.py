@@ -37,6 +37,7 @@ from ._node_data import _NodeDataMixin
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _blas_controller, _check_omega, _LowRankSigma
 from .._kept_local import apply_kept_local
 from ._private import kept_node_models
+from ._validation import feature_scale_note
 from ._protocol import _fault_note, _RoundProtocol
 from ._shared import _SharedNodes, fit_shared
 from ._state import (
@@ -466,6 +467,7 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
             loss=loss, dp_spec=dp_spec, line_search=self._line_search(dp_spec),
             compressed=getattr(state, "bits", None) is not None,
         )
+        self._scale_note = feature_scale_note(X, layout, self)  # for a convergence warning
         protocol.run(
             theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
             n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
@@ -709,6 +711,7 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
         """
         joint = (np.nan, np.nan) if rule is None or rule.joint is None else rule.joint
         joint_gap = np.nan if rule is None else rule.joint_gap
+        note = self.__dict__.pop("_scale_note", "")  # (set by the simulated fit)
         if not converged:
             faults = _fault_note(self.network, simulation)
             worse = ""
@@ -744,7 +747,7 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
             warnings.warn(
                 f"{type(self).__name__} {what}"
                 f"{faults}{worse}; "
-                "increase max_rounds or tol"
+                + note + "increase max_rounds or tol"
                 + (", or lower the network's fault rates" if faults else "") + ".",
                 ConvergenceWarning,
             )
@@ -887,17 +890,15 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
         m = layout.n_nodes
         alpha = state.g * sw  # (n_problems, n), node order
         support_sorted = np.flatnonzero(np.any(alpha != 0, axis=0))
-        if private:
-            # A private fit keeps no training row and no per-sample dual
-            # variable: they stay on the nodes (the models below do not need
-            # them in the primal modes, the only private ones).
+        if private:  # private (primal) fits keep no duals, not even in _node_duals
             support_sorted = support_sorted[:0]
         node_of = np.repeat(np.arange(m), layout.counts)
-        self.support_ = layout.order[support_sorted]
         self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)
-        kept = support_sorted[:0] if self._primal_mode() else support_sorted  # primal: coef_
-        self.support_vectors_ = np.ascontiguousarray(X[kept])  # (rows stay on the nodes)
-        self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
+        kept = support_sorted[:0] if self._primal_mode() else support_sorted  # _node_data.py
+        self._node_duals = (layout.order[support_sorted], alpha[:, support_sorted].astype(
+            dtype)) if self._primal_mode() and not private else None  # support_, dual_coef_
+        self.support_, self.dual_coef_ = layout.order[kept], alpha[:, kept].astype(dtype)
+        self.support_vectors_ = np.ascontiguousarray(X[kept])
         sv_node = node_of[support_sorted]
         # What add_nodes needs (skfed.multitask._join): lambda and, under
         # privacy, the models the server holds (the newcomers download them).

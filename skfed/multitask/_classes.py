@@ -390,11 +390,11 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
     rho_ : float
         The safe scaling ``rho`` for the final ``Sigma``.
     dual_coef_ : ndarray of shape (n_problems, n_SV)
-        Dual variables ``alpha`` of the support vectors (one row per binary
-        problem: one for two classes, one per class otherwise).
+        Exact kernel mode: dual variables ``alpha`` of the support vectors (a
+        row per binary problem); primal modes: no column (kept on the nodes).
     support_ : ndarray of shape (n_SV,)
-        Indices (into the training ``X``) of the support vectors, node by
-        node in ``nodes_`` order; only the exact kernel mode keeps their rows.
+        Exact kernel mode: indices (into the training ``X``) of the support
+        vectors, node by node in ``nodes_`` order; primal modes: empty.
     support_vectors_ : ndarray of shape (n_SV, n_features) or (0, n_features)
     n_support_ : ndarray of shape (n_nodes,)
         Support vectors of each node.

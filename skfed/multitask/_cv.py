@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._base import check_C_weight
 from .._compat import Interval
 from ._classes import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 
@@ -103,6 +104,9 @@ class _MultiTaskCV:
         _, y_checked, sw, layout = self._validate_fit_data(
             X, y, groups, sample_weight, y_numeric=y_numeric
         )
+        total = float(len(y_checked) if sw is None else np.sum(sw))  # (the final fit's)
+        for C in Cs:  # the inner fit's bound on C x weight, naming Cs (review34)
+            check_C_weight(C * total, f"{type(self).__name__}, Cs value C={C:g}")
         if groups is not None and self.group_column is None:
             groups = np.asarray(groups)
         if not hasattr(X, "iloc"):  # (sparse X was refused above)

@@ -524,6 +524,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     totals = np.add.reduceat(sw, layout.offsets[:-1]) if len(sw) else np.zeros(n_new)
     C = float(getattr(est, "C_", getattr(est, "C", 1.0)))  # (the CV estimators' choice)
     for label, total in zip(new_labels, totals):  # (fit's bound, per newcomer)
+        label = label.item() if hasattr(label, "item") else label  # 4, not np.int64(4)
         check_C_weight(C * float(total), f"{name}.add_nodes, new node {label!r}")
     Z = est._features(Xs)
     P, d = Y.shape[0], Z.shape[1]
@@ -580,8 +581,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                 # centre is its nearest-mean nodes' mean model
                 # (skfed.multitask._join_neighbours)
                 M = neighbours.centres(W_server[:, :n_fit], Z, layout.offsets, sw)
-                if _join_neighbours.NEIGHBOUR_SCALE is not None:
-                    c = np.full(n_new, _join_neighbours.NEIGHBOUR_SCALE) * c
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)

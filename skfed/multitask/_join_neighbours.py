@@ -122,9 +122,6 @@ NEIGHBOURS = N_NEAREST
 # refit's bytes, and on rotated moons (80 nodes of 20 features, a 48 kB fit)
 # the exchange, 44 kB, cost eight times the rest of the join.
 GATE_BYTE_SHARE = 0.05
-# The scale of c_n of a newcomer centred on its neighbours: None keeps its
-# rehearsed scale; 0.0 would make it take the centre as its model.
-NEIGHBOUR_SCALE = None
 # A scatter's values are sent as float32 (on Landmine in float64 the first
 # join's bytes were 0.100 of a refit's, the goal's limit; float32: 0.075).
 SCATTER_DTYPE = np.float32

@@ -28,8 +28,12 @@ class _NodeDataMixin:
         targets ``Y`` (one row per binary problem) and its weights.  Empty
         after :meth:`drop_node_data`, for a private fit and for an unfitted
         estimator.  (The simulation also keeps every sample's coded target
-        and dual variable for ``warm_start=True``; :meth:`drop_node_data`
-        removes them too.)
+        and dual variable for ``warm_start=True``, and in the primal modes,
+        whose models are ``coef_`` and ``intercept_``, the support indices
+        and dual coefficients an exact-kernel fit would publish as
+        ``support_`` and ``dual_coef_``: the sign of ``y_i alpha_i`` is a
+        sample's label, so those two stay empty there and
+        :meth:`drop_node_data` removes the kept copies too.)
         """
         out = {}
         rehearsal = getattr(self, "_join_rehearsal", None)
@@ -75,6 +79,7 @@ class _NodeDataMixin:
                                    or getattr(self, "_join_rehearsal", None) is not None)
         self._join_rehearsal = None
         self._dual_state = None
+        self._node_duals = None
         return self
 
 
