@@ -117,18 +117,52 @@ def patched(variant, est, cluster, new_labels):
                 setattr(cls, name, fn)
 
 
-def per_node(est, X, y, g):
-    pred = est.predict(X, groups=g)
-    return {int(n): float(np.mean(pred[g == n] == y[g == n])) for n in np.unique(g)}
+def cluster_pooled(X, y, groups, fit_rows, cluster, Xk, yk, gk, Xt, yt, gt):
+    """A linear reference that knows the clusters: per newcomer, the best of
+    LinearSVC / LogisticRegression on its own cluster's fitted rows and its
+    ``k`` samples, scored on its test rows (accuracy over all newcomers)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+
+    best = 0.0
+    for make in (LinearSVC, lambda: LogisticRegression(max_iter=1000)):
+        right = 0
+        for node in np.unique(gk):
+            own = fit_rows[cluster[groups[fit_rows]] == cluster[node]]
+            model = make().fit(np.concatenate([X[own], Xk[gk == node]]),
+                               np.concatenate([y[own], yk[gk == node]]))
+            right += int(np.sum(model.predict(Xt[gt == node]) == yt[gt == node]))
+        best = max(best, 100 * right / len(yt))
+    return best
 
 
-def run(seed, ks, variants, kernel="auto"):
+def run(seed, ks, variants, kernel="auto", consensus_penalty="auto", oracle_graph=False):
     data = new_nodes.load("moons", seed)
     X, y, groups = data[:3]
     cluster = clusters_of(seed)
     fit_rows, new, order = new_nodes.split(X, y, groups, seed, data[4])
-    base = DecentralizedKernelSGDClassifier(kernel=kernel, random_state=seed)
+    extra = {}
+    if oracle_graph:
+        from skfed.network import SimulatedNetwork
+
+        def cluster_network(nodes):
+            labels = cluster[nodes]
+            graph = (labels[:, None] == labels[None]).astype(float)
+            np.fill_diagonal(graph, 0.0)
+            return SimulatedNetwork(topology=graph)
+
+        extra["network"] = cluster_network(np.unique(groups[fit_rows]))
+    base = DecentralizedKernelSGDClassifier(kernel=kernel, consensus_penalty=consensus_penalty,
+                                            random_state=seed, **extra)
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    # the fitted nodes on their own test draws (rows of neither the fit nor
+    # the newcomers)
+    rest = np.setdiff1d(np.flatnonzero(~np.isin(groups, new)), fit_rows)
+    fitted_own = 100 * float(np.mean(base.predict(X[rest], groups=groups[rest]) == y[rest]))
+    # the fitted graph's links within a cluster (a fraction of all links)
+    A = base.adjacency_.tocoo()
+    labels = cluster[np.asarray(base.nodes_, dtype=np.intp)]
+    fit_same = float(np.mean(labels[A.row] == labels[A.col])) if A.nnz else float("nan")
     rows = []
     for k in ks:
         train, test = new_nodes.new_node_rows(order, k)
@@ -137,8 +171,14 @@ def run(seed, ks, variants, kernel="auto"):
         pooled, local = new_nodes.baselines("classification", X, y, groups, fit_rows, train, test, k)
         Xp, yp = np.concatenate([X[fit_rows], Xk]), np.concatenate([y[fit_rows], yk])
         gp = np.concatenate([groups[fit_rows], gk])
-        refit = clone(base).fit(Xp, yp, groups=gp)
+        refit = clone(base)
+        if oracle_graph:
+            refit.set_params(network=cluster_network(np.unique(gp)))
+        refit.fit(Xp, yp, groups=gp)
         row = dict(seed=seed, k=k, kernel=str(base.kernel_), eta0=float(base.eta0_),
+                   consensus_penalty=float(base.consensus_penalty_), fit_same=fit_same,
+                   fitted_own=fitted_own, cluster_pooled=cluster_pooled(
+                       X, y, groups, fit_rows, cluster, Xk, yk, gk, Xt, yt, gt),
                    max_epochs=int(base.max_epochs),
                    global_best=max(pooled.values()), local_best=max(local.values()),
                    local=local, refit=100 * float(np.mean(refit.predict(Xt, groups=gt) == yt)))
@@ -170,12 +210,14 @@ def run(seed, ks, variants, kernel="auto"):
 
 def summarize(rows, variants):
     head = f"{'seed':>4s} {'k':>3s} {'kernel':10s} {'glob':>5s} {'local':>5s} {'refit':>5s} {'join':>5s}"
-    head += "".join(f" {v:>7s}" for v in variants) + "  same(join/oracle)  starts  passes"
+    head += "".join(f" {v:>7s}" for v in variants)
+    head += " fitted clust  same(join/oracle)  starts  passes"
     print(head)
     for r in rows:
         line = (f"{r['seed']:4d} {r['k']:3d} {r['kernel'][:10]:10s} {r['global_best']:5.1f} "
                 f"{r['local_best']:5.1f} {r['refit']:5.1f} {r['join']['score']:5.1f}")
         line += "".join(f" {r[v]['score']:7.1f}" for v in variants)
+        line += f" {r.get('fitted_own', np.nan):6.1f} {r.get('cluster_pooled', np.nan):5.1f}"
         oracle = r.get("oracle", {}).get("same_cluster", np.nan)
         line += f"  {r['join']['same_cluster']:.2f}/{oracle:.2f}  {r['join']['starts']}  {r['join']['passes']}"
         print(line)
@@ -195,6 +237,11 @@ def main():
     parser.add_argument("--variants", default="oracle,passes3,eta2,fresh")
     parser.add_argument("--kernel", default="auto",
                         help="the fit's kernel (default auto; hypothesis (c): e.g. rbf)")
+    parser.add_argument("--consensus-penalty", default="auto",
+                        help="the fit's consensus_penalty (default auto; a float: that coupling)")
+    parser.add_argument("--oracle-graph", action="store_true",
+                        help="fit over the clusters' graph (every fitted node linked to "
+                        "every other of its cluster; an upper reference, not a method)")
     parser.add_argument("--out", default=None)
     parser.add_argument("--from-json", nargs="*", default=None)
     args = parser.parse_args()
@@ -205,7 +252,9 @@ def main():
         return
     rows = []
     for seed in map(int, args.seeds.split(",")):
-        rows += run(seed, [int(k) for k in args.ks.split(",")], variants, args.kernel)
+        rows += run(seed, [int(k) for k in args.ks.split(",")], variants, args.kernel,
+                    args.consensus_penalty if args.consensus_penalty == "auto"
+                    else float(args.consensus_penalty), args.oracle_graph)
     if args.out:
         with open(args.out, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
