@@ -136,12 +136,13 @@ def cluster_pooled(X, y, groups, fit_rows, cluster, Xk, yk, gk, Xt, yt, gt):
     return best
 
 
-def run(seed, ks, variants, kernel="auto", consensus_penalty="auto", oracle_graph=False):
+def run(seed, ks, variants, kernel="auto", consensus_penalty="auto", oracle_graph=False,
+        max_epochs=None):
     data = new_nodes.load("moons", seed)
     X, y, groups = data[:3]
     cluster = clusters_of(seed)
     fit_rows, new, order = new_nodes.split(X, y, groups, seed, data[4])
-    extra = {}
+    extra = {} if max_epochs is None else {"max_epochs": max_epochs}
     if oracle_graph:
         from skfed.network import SimulatedNetwork
 
@@ -242,6 +243,8 @@ def main():
     parser.add_argument("--oracle-graph", action="store_true",
                         help="fit over the clusters' graph (every fitted node linked to "
                         "every other of its cluster; an upper reference, not a method)")
+    parser.add_argument("--max-epochs", type=int, default=None,
+                        help="the fit's max_epochs (default: the estimator's)")
     parser.add_argument("--out", default=None)
     parser.add_argument("--from-json", nargs="*", default=None)
     args = parser.parse_args()
@@ -254,7 +257,8 @@ def main():
     for seed in map(int, args.seeds.split(",")):
         rows += run(seed, [int(k) for k in args.ks.split(",")], variants, args.kernel,
                     args.consensus_penalty if args.consensus_penalty == "auto"
-                    else float(args.consensus_penalty), args.oracle_graph)
+                    else float(args.consensus_penalty), args.oracle_graph,
+                    args.max_epochs)
     if args.out:
         with open(args.out, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
