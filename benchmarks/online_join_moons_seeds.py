@@ -16,6 +16,11 @@ its join; the library has no switch for them):
     are drawn among the fitted nodes of its own cluster, so its neighbours
     and its start come from its own task (hypothesis (a): the placement is
     the problem).
+``allcand``
+    every newcomer asks every fitted node instead of its budget's draw
+    (its query bytes counted as the default counts them: many times the
+    budget), to see whether judging the functions on its own samples can
+    find its cluster at all.
 ``passes3``
     every newcomer makes three times the passes the default makes (a kept
     start, 0 passes, stays at 0), hypothesis (b): too few steps.
@@ -82,7 +87,13 @@ newcomer its own cluster's candidates (``oracle``) gains +1.0 to +3.2 at
 ``k = 5`` on every block, but the oracle join is still only +0.4 / -1.0 /
 +0.3 against Local on seeds 3-5 and -0.9 at ``k = 10`` on 9-11: placement
 is about half of the gap at ``k = 5``, not all of it, and no realistic rule
-reaches the oracle.
+reaches the oracle: asking every fitted node (``allcand``, ``--variants
+allcand,oracle``; 3.6-5.0 times the join's bytes, about 0.15-0.2 of a
+refit's, over the goal's tenth) links 0.38 / 0.55 / 0.57 of a newcomer's
+neighbours to its cluster (seeds 3-5 / 6-8 / 9-11) and moves the join by
++0.9 / +0.8 / -0.6, +2.0 / +1.2 / +1.3 and -0.7 / -1.5 / +0.0 at ``k = 5 /
+10 / 20``: the functions' losses on 5 samples find the cluster only
+sometimes, and the gain does not hold across blocks.
 
 (b) steps: three times the passes or twice the step changes the join by
 -0.6 to +0.9 with no sign that holds across blocks.  Starting from zero
@@ -166,6 +177,14 @@ def patched(variant, est, cluster, new_labels):
                 pool = np.flatnonzero(old_cluster[:n_old] == cluster[new_labels[k]])
                 own.append(np.sort(rng.choice(pool, size=min(len(c), len(pool)), replace=False)))
             return original(self, sim, X_new, y_new, w_new, new_codes, own, degree, n_old)
+
+        patch("_join_select", select)
+    elif variant == "allcand":
+        original = cls._join_select
+
+        def select(self, sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old):
+            every = [np.arange(n_old) for _ in candidates]
+            return original(self, sim, X_new, y_new, w_new, new_codes, every, degree, n_old)
 
         patch("_join_select", select)
     elif variant == "passes3":
