@@ -88,7 +88,7 @@ newcomer its own cluster's candidates (``oracle``) gains +1.0 to +3.2 at
 +0.3 against Local on seeds 3-5 and -0.9 at ``k = 10`` on 9-11: placement
 is about half of the gap at ``k = 5``, not all of it, and no realistic rule
 reaches the oracle: asking every fitted node (``allcand``, ``--variants
-allcand,oracle``; 3.6-5.0 times the join's bytes, about 0.15-0.2 of a
+allcand,oracle``; 3.6-5.0 times the join's bytes, about 0.13-0.2 of a
 refit's, over the goal's tenth) links 0.38 / 0.55 / 0.57 of a newcomer's
 neighbours to its cluster (seeds 3-5 / 6-8 / 9-11) and moves the join by
 +0.9 / +0.8 / -0.6, +2.0 / +1.2 / +1.3 and -0.7 / -1.5 / +0.0 at ``k = 5 /
