@@ -70,8 +70,8 @@ def _same(a, b):
 def _common_prefix(a, b):
     """How many leading entries (along the first axis) ``a`` and ``b`` share
     bit for bit."""
-    if a.dtype != b.dtype or a.shape != b.shape or a.dtype.kind not in "fiu":
-        return 0
+    if a.dtype != b.dtype or a.shape != b.shape or a.dtype.kind not in "fiu" or len(a) == 0:
+        return 0   # (an empty row: nothing to share, and no shape to reshape to)
     equal = (_bits(np.ascontiguousarray(a)) == _bits(np.ascontiguousarray(b)))
     equal = equal.reshape(len(a), -1).all(axis=1)
     return len(a) if equal.all() else int(np.argmin(equal))
