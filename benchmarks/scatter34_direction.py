@@ -1,21 +1,83 @@
-"""A share limit along the pool's top direction against rogue scatters (scatter34).
+"""A share limit along the pooled scatter's top direction (scatter34): not adopted.
 
 rogue34 (``benchmarks/rogue34_scatter_placement.py``) found the attack the
 size limit of :mod:`skfed._mean_scatter` does not bound: rank-one rogue
 scatters just under the limit along the top direction of the fitted node
 means' spread (Dada's one-class newcomers on Landmine cut to 10 rows: -7.1
-points with 10 % rogues on seeds 0-2, -27.8 on seeds 3-5).  scatter34
-measured a second check after the size limit
-(:func:`skfed._mean_scatter.direction_outliers`): a node whose share
-``v^T A_i v`` of the median-whitened pool along the pool's top eigenvector
-``v`` is over ``median * max(DIRECTION_CAP, exp(DIRECTION_SPREAD * s))``
-of the shares there is left out, repeated until none is.
+points with 10 % rogues on seeds 0-2, -27.8 on seeds 3-5).  This script
+carries the alternative scatter34 measured (:func:`direction_outliers`,
+applied after the library's size limit by patching
+``skfed._mean_scatter.pool_scatters`` for the run; the library is
+unchanged):
 
-``--honest`` counts the honest nodes the pool leaves out with and without
-the check over ``new_nodes_maha_small_nodes.py``'s families (synthetic and
-real; the goal is none beyond School's)::
+* whiten every received scatter by the pool of the nodes still kept
+  (``P^-1/2 S_i P^-1/2``), then by the coordinate-wise median of those
+  (floored at ``FLOOR``; the raw coordinate-wise median is dominated on
+  Landmine by a direction the median node barely spans: honest sizes
+  2,000-49,000, so the raw-median version bounded nothing);
+* along the top eigenvector ``v`` of the sum of the whitened scatters, a
+  node's share is ``v^T A_i v``; a node over ``median * min(WIDEST,
+  max(4, exp(k s)))`` of the shares (``s`` the normalized MAD of their
+  logs) is left out, and the check repeats on the rest (``--passes 1``: once).
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/scatter34_direction.py --honest --seeds 0,1,2
+The idea: along one fixed direction an honest share is one chi-square-like
+draw, not the largest of ``d`` as the size ``r_i`` is, so the limit could
+be tighter where a rank-one rogue puts all its weight.
+
+Commands (one BLAS thread, nice, shared machine; 2026-11-29)::
+
+    # honest nodes left out, Landmine (new_nodes.py's split) cut to m rows
+    OPENBLAS_NUM_THREADS=1 python benchmarks/scatter34_direction.py --honest-landmine \\
+        --seeds 0,1,2,3,4,5 --spreads 2,2.5,3 [--passes 1]
+    # honest nodes left out, new_nodes_maha_small_nodes.py's families
+    OPENBLAS_NUM_THREADS=1 python benchmarks/scatter34_direction.py --honest \\
+        --seeds 0,1,2 --spreads 1.5,2,2.5,3
+    # rogue34's placement benchmark with the check (k = 2 here)
+    OPENBLAS_NUM_THREADS=1 python benchmarks/scatter34_direction.py --spreads 2 \\
+        --placement landmine:10,landmine-d3:10,landmine:5 --methods dada,persolin \\
+        --seeds 3,4,5
+
+Results
+-------
+
+Honest nodes left out of 23 (``--honest-landmine``; the size limit alone
+leaves out none on every row, and none on full Landmine with the check)::
+
+    cut  seed   iterated k=2 / 2.5 / 3    one pass k=2 / 2.5 / 3
+    20   0-5    4 7 3 5 0 0 / 0 4 0 4 0 0 / 0 0 0 3 0 0    2 4 3 3 0 0 / 0 2 0 3 0 0 / 0 0 0 3 0 0
+    10   0-5    5 9 0 4 8 7 / 5 4 0 3 6 2 / 5 3 0 0 5 0    4 4 0 3 4 4 / 4 4 0 3 4 2 / 3 3 0 0 4 0
+    5    0-5    1 0 0 5 4 2 / 0 0 0 3 4 0 / 0 0 0 1 0 0    1 0 0 3 4 2 / 0 0 0 3 2 0 / 0 0 0 1 0 0
+
+So honest Landmine nodes of 5-20 rows have shares along the pool's top
+direction 5-20 times the median (rare features that vary inside a few
+nodes), where the attack puts its rogues.  ``--honest`` (synthetic
+Gaussian families, seeds 0-2): k = 1.5 leaves out hundreds, k = 2 tens
+(e.g. 17 of 300 five-row nodes at d = 3), k = 2.5-3 a few (6 and 5 of 30
+at d = 9 with nodes of 2 and 20 rows); School (its round is off by
+default) 206-223 against the size limit's 32.
+
+What it buys against the attack (``--placement``, k = 2, iterated; attack
+minus honest newcomers' accuracy, k = 5 / 10; ``top`` = the strongest
+rank-one scatter along the top direction of the means' spread the hub
+keeps, widened size limit + check; honest accuracy itself moves where the
+check leaves honest nodes out, e.g. Dada Landmine:10 seed 0 89.30 ->
+89.61)::
+
+    family          method  seed q     without check (rogue34)   with check
+    landmine:10     dada    2    2/23  -12.1 / -11.7             +2.1 / +1.9
+    landmine:10     dada    2    5/23   -6.3 / +1.9              +2.1 / +1.9
+    landmine:10     dada    3    2/23  -29.7 / -25.9             -5.7 / +0.0
+    landmine:10     dada    3    5/23  -32.2 / -25.9             +0.4 / -0.3
+    landmine-d3:10  dada    5    5/23   (rogue34: -19.4 mean)    -20.1 / -11.1
+    landmine:10     persolin 3-5 both   -0.5 mean                -0.3..-1.0
+
+With k = 2.5 or 3 the Landmine:10 seed 3 rows stay at -29.7 / -25.9 (10 %)
+and -23.0 / -13.0 (20 %).  Reading: on Landmine cut to 10 rows nothing
+separates the attack from honest pools along the top direction: a limit
+tight enough to cut the loss from -30 to -6 leaves out 3-9 honest nodes of
+23 (the pool is no longer the plain sum), and at d = 3 (landmine-d3:10,
+20 % rogue) it still costs -20.  Not adopted; the attack stays a strict
+xfail (``tests/test_scatter34_top_attack.py``).
 """
 
 import argparse
@@ -26,20 +88,120 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import new_nodes_maha_small_nodes as sn  # noqa: E402
 
 from skfed import _mean_scatter as ms  # noqa: E402
 
+LIBRARY_POOL = ms.pool_scatters
+SPREAD = 2.0
+PASSES = None          # None: repeat until no node is left out
 
-def honest(seeds, real_only=False):
-    total = {"size only": 0, "size + direction": 0}
+
+def share_limit(shares, spread, cap=4.0):
+    """``median * min(WIDEST, max(cap, exp(spread * s)))``, ``s`` the
+    normalized MAD of the log shares."""
+    logs = np.log(np.maximum(shares, np.finfo(np.float64).tiny))
+    s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
+    return float(np.median(shares) * min(ms.WIDEST, max(cap, np.exp(spread * s))))
+
+
+def direction_outliers(tri, d, live, spread=None, passes=None):
+    """The ``live`` nodes the share limit along the pool's top direction
+    leaves out (see the module)."""
+    spread = SPREAD if spread is None else spread
+    passes = PASSES if passes is None else passes
+    finite = np.isfinite(tri).all(axis=1)
+    out = np.zeros(len(tri), dtype=bool)
+    live = np.asarray(live, dtype=bool) & finite & (np.where(finite[:, None], tri, 0) != 0).any(1)
+    S = np.zeros((len(tri), d, d))
+    S[finite] = ms._full(tri[finite], d)
+    for _ in range(len(tri) if passes is None else passes):
+        if live.sum() < 3:
+            break
+        lam, V = np.linalg.eigh(S[live].sum(axis=0))
+        if not lam.max() > 0:
+            break
+        keep = lam > 1e-10 * lam.max()
+        Wp = V[:, keep] / np.sqrt(lam[keep])
+        A = np.einsum("ji,njk,kl->nil", Wp, S, Wp)
+        mu, U = np.linalg.eigh(np.median(A[live], axis=0))
+        if not mu.max() > 0:
+            break
+        Wm = U / np.sqrt(np.maximum(mu, ms.FLOOR * mu.max()))
+        A = np.einsum("ji,njk,kl->nil", Wm, A, Wm)
+        v = np.linalg.eigh(A[live].sum(axis=0))[1][:, -1]
+        shares = np.einsum("i,nij,j->n", v, A, v)
+        # a direction the median node barely spans (rounding residues of a
+        # node-level feature) is the size check's
+        least = 1e-3 * np.median(np.abs(np.linalg.eigvalsh(A[live])).max(axis=1))
+        flagged = live & (shares > share_limit(np.maximum(shares, least)[live], spread))
+        if not flagged.any():
+            break
+        out |= flagged
+        live &= ~flagged
+    return out
+
+
+def pool_with_check(tri, d, cap=ms.CAP, masses=None):
+    """The library's pool, then the check on the nodes it kept."""
+    pooled, factors = LIBRARY_POOL(tri, d, cap, masses)
+    if cap is None:
+        return pooled, factors
+    t = np.where(np.isfinite(tri), ms.positive_parts(np.asarray(tri, float), d), 0.0)
+    counted = (factors > 0) & (t != 0).any(axis=1)
+    out = direction_outliers(t, d, counted)
+    if not out.any():
+        return pooled, factors
+    factors = np.where(out, 0.0, factors)
+    iu = np.triu_indices(d)
+    P = np.zeros((d, d))
+    P[iu] = (t * factors[:, None]).sum(axis=0)
+    return P + np.triu(P, 1).T, factors
+
+
+def _landmine_tri(seed, cut):
+    import rogue34_scatter_placement as rp
+
+    from skfed._mean_neighbours import node_means
+    X, y, g, task, fit_rows, order = rp.fit_data("landmine", seed, cut)
+    gf = g[fit_rows]
+    nodes = np.unique(gf)
+    idx = np.concatenate([fit_rows[gf == k] for k in nodes])
+    Xf = np.asarray(X[idx], dtype=np.float64)
+    offsets = np.concatenate([[0], np.cumsum([np.sum(gf == k) for k in nodes])])
+    sw = np.ones(len(idx))
+    means, masses = node_means(Xf, sw, offsets)
+    d = Xf.shape[1]
+    iu = np.triu_indices(d)
+    return ms.node_scatters(Xf, sw, offsets, means)[:, iu[0], iu[1]], d, masses
+
+
+def honest_landmine(seeds, spreads, passes):
+    global SPREAD, PASSES
+    PASSES = passes
+    for cut in (None, 20, 10, 5):
+        for seed in seeds:
+            tri, d, masses = _landmine_tri(seed, cut)
+            res = []
+            for k in spreads:
+                SPREAD = k
+                res.append(int((pool_with_check(tri, d, masses=masses)[1] == 0).sum()))
+            base = int((LIBRARY_POOL(tri, d, masses=masses)[1] == 0).sum())
+            print(f"landmine cut {cut} seed {seed} n={len(tri)} left out, size limit {base}, "
+                  f"with the check at k={spreads}: {res}", flush=True)
+
+
+def honest(seeds, spreads, real_only=False):
+    import new_nodes_maha_small_nodes as sn
+    global SPREAD
+    labels = ["size only"] + [f"check k={k}" for k in spreads]
+    total = {k: 0 for k in labels}
     fams = ([] if real_only else [(f"synth n={n} rows={rows} d={d} {kind}",
                                    lambda s, a=(n, rows, d, kind): sn.synthetic(s, *a))
                                   for n, rows, d, kind in sn.SYNTH])
     fams += [(f"{name} rows={cut or 'all'}", lambda s, a=(name, cut): sn.real(a[0], s, a[1]))
              for name, cut in sn.REAL]
     for label, make in fams:
-        out = {k: 0 for k in total}
+        out = {k: 0 for k in labels}
         for seed in seeds:
             X, offsets = make(seed)
             d = X.shape[1]
@@ -47,26 +209,45 @@ def honest(seeds, real_only=False):
                 break
             tri = sn.tri_of(X, offsets)
             masses = np.diff(offsets).astype(float)
-            out["size only"] += int((ms.pool_scatters(tri, d, masses=masses,
-                                                      direction_cap=None)[1] == 0).sum())
-            out["size + direction"] += int((ms.pool_scatters(tri, d, masses=masses)[1] == 0).sum())
-        for k in total:
+            out["size only"] += int((LIBRARY_POOL(tri, d, masses=masses)[1] == 0).sum())
+            for k in spreads:
+                SPREAD = k
+                out[f"check k={k}"] += int((pool_with_check(tri, d, masses=masses)[1] == 0).sum())
+        for k in labels:
             total[k] += out[k]
-        if out["size + direction"] != out["size only"]:
+        if len(set(out.values())) > 1:
             print(f"{label:45s} " + "  ".join(f"{k}: {v}" for k, v in out.items()), flush=True)
     print("TOTAL honest nodes left out: " + "  ".join(f"{k}: {v}" for k, v in total.items()))
 
 
 def main():
+    global SPREAD, PASSES
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--honest", action="store_true")
+    p.add_argument("--honest-landmine", action="store_true")
     p.add_argument("--real-only", action="store_true")
+    p.add_argument("--spreads", default="2")
+    p.add_argument("--passes", type=int, default=None)
+    p.add_argument("--placement", default="", help="FAMILY:CUT,... rogue34_scatter_placement.py "
+                   "with the check (k = the first of --spreads)")
+    p.add_argument("--methods", default="dada,persolin")
+    p.add_argument("--rogues", default="0.1,0.2")
     a = p.parse_args()
     warnings.simplefilter("ignore")
     seeds = [int(s) for s in a.seeds.split(",")]
+    spreads = [float(k) for k in a.spreads.split(",")]
     if a.honest:
-        honest(seeds, a.real_only)
+        honest(seeds, spreads, a.real_only)
+    if a.honest_landmine:
+        honest_landmine(seeds, spreads, a.passes)
+    if a.placement:
+        import rogue34_scatter_placement as rp
+        SPREAD, PASSES = spreads[0], a.passes
+        ms.pool_scatters = pool_with_check
+        sys.argv = [sys.argv[0], "--families", a.placement, "--methods", a.methods,
+                    "--seeds", a.seeds, "--ks", "5,10", "--rogues", a.rogues]
+        rp.main()
 
 
 if __name__ == "__main__":

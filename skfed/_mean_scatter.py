@@ -77,9 +77,8 @@ import numpy as np
 from ._mean_neighbours import _deliver
 from .network import float_bytes
 
-__all__ = ["WHITEN_MAX_FEATURES", "CAP", "DIRECTION_CAP", "node_scatters", "positive_parts",
-           "pool_scatters", "size_limit", "direction_outliers", "hub_whitening",
-           "whitening_round", "scatter_bytes"]
+__all__ = ["WHITEN_MAX_FEATURES", "CAP", "node_scatters", "positive_parts", "pool_scatters",
+           "size_limit", "hub_whitening", "whitening_round", "scatter_bytes"]
 
 # The scatter is sent up to this many features; above it the nearest query
 # stays Euclidean (HAR's 561 features would cost 157,641 values per node).
@@ -106,16 +105,6 @@ FLOOR = 1e-6
 # its largest is not a scatter (honest ones rounded to float32 are about
 # 1e-7 negative at most): the hub keeps its positive part.
 NEGATIVE = 1e-4
-# A node's share of the pool along one of the pool's own eigen-directions
-# may be at most DIRECTION_CAP times the median node's share there (the
-# same widening with few rows as size_limit); see direction_outliers.
-DIRECTION_CAP = 4.0
-# ... the shares floored at this fraction of the median node's size there.
-SHARE_FLOOR = 1e-3
-# ... along the pool's this many largest directions (where a rogue inflates
-# it; along its weakest ones the size check bounds what it costs: rogue34).
-TOP_DIRECTIONS = 1
-DIRECTION_SPREAD = 3.5
 
 
 def node_scatters(raw_X, sw, offsets, means):
@@ -139,33 +128,24 @@ def _full(tri, d):
     return out
 
 
-def _median_root(tri, d):
-    """``root`` with ``root^T M root = I`` on the floored median scatter ``M``
-    of the informative (finite, nonzero) triangles, and that mask; ``root``
-    None when ``M`` has no positive eigenvalue."""
-    finite = np.isfinite(tri).all(axis=1)
-    # a node of one row sends a zero scatter: it adds nothing to the pool and
-    # says nothing about the scale, so the median is over the others (with
-    # most nodes of one row it was 0 and the bound off: review29)
-    informative = finite & (tri != 0).any(axis=1)
-    if not informative.any():
-        return None, finite
-    lam, V = np.linalg.eigh(_full(np.median(tri[informative], axis=0)[None], d)[0])
-    top = lam.max()
-    if not np.isfinite(top) or top <= 0:
-        return None, finite
-    return V / np.sqrt(np.maximum(lam, FLOOR * top)), finite
-
-
 def node_sizes(tri, d):
     """``r_i`` of every node (see the module): the largest absolute eigenvalue
     of its scatter whitened by the coordinate-wise median scatter (floored at
     ``FLOOR`` of its largest eigenvalue); ``inf`` for a non-finite scatter.
     None when the median has no positive eigenvalue."""
     tri = np.asarray(tri, dtype=np.float64)
-    root, finite = _median_root(tri, d)
-    if root is None:
+    finite = np.isfinite(tri).all(axis=1)
+    # a node of one row sends a zero scatter: it adds nothing to the pool and
+    # says nothing about the scale, so the median is over the others (with
+    # most nodes of one row it was 0 and the bound off: review29)
+    informative = finite & (tri != 0).any(axis=1)
+    if not informative.any():
         return None
+    lam, V = np.linalg.eigh(_full(np.median(tri[informative], axis=0)[None], d)[0])
+    top = lam.max()
+    if not np.isfinite(top) or top <= 0:
+        return None
+    root = V / np.sqrt(np.maximum(lam, FLOOR * top))
     sizes = np.full(len(tri), np.inf)
     A = np.einsum("ji,njk,kl->nil", root, _full(tri[finite], d), root)
     sizes[finite] = np.abs(np.linalg.eigvalsh(A)).max(axis=1)
@@ -190,57 +170,6 @@ def size_limit(sizes, counted, cap=CAP, masses=None, spread=None, few_rows=None)
     return float(np.median(r) * min(WIDEST, max(cap, np.exp(spread * s))))
 
 
-def share_limit(shares, cap=DIRECTION_CAP, spread=None):
-    """``median * min(WIDEST, max(cap, exp(spread * s)))`` of ``shares`` (one
-    direction's, positive), ``s`` the normalized median absolute deviation of
-    their logs, ``spread`` default ``DIRECTION_SPREAD``: along one direction
-    an honest node's share is one chi-square-like draw of ``m - 1`` degrees
-    of freedom, so its spread, not the masses, says how wide to be."""
-    spread = DIRECTION_SPREAD if spread is None else spread
-    logs = np.log(np.maximum(shares, np.finfo(np.float64).tiny))
-    s = 1.4826 * np.median(np.abs(logs - np.median(logs)))
-    return float(np.median(shares) * min(WIDEST, max(cap, np.exp(spread * s))))
-
-
-def direction_outliers(tri, d, live, cap=DIRECTION_CAP):
-    """The ``live`` nodes a share limit along the pool's own directions
-    leaves out (boolean mask).  With ``A_i = root^T S_i root`` the scatters
-    whitened by the median one (:func:`_median_root`) and ``v`` an
-    eigenvector of the pool ``sum A_i`` over the live nodes, node ``i``'s
-    share there is ``v^T A_i v``; a node whose share along some ``v`` is over
-    :func:`size_limit` of the shares there (``cap`` times their median, or
-    widened by their spread with few rows) is left out, and the check is
-    repeated on the rest until none is.  Against a fixed direction the
-    honest shares are one chi-square-like draw each, not the largest of
-    ``d`` as the sizes ``r_i`` are, so the limit is tighter where a rogue
-    scatter of rank one puts all its weight (the top direction of the node
-    means' spread: rogue34)."""
-    root, finite = _median_root(tri, d)
-    out = np.zeros(len(tri), dtype=bool)
-    if root is None:
-        return out
-    live = np.asarray(live, dtype=bool) & finite
-    A = np.zeros((len(tri), d, d))
-    A[finite] = np.einsum("ji,njk,kl->nil", root, _full(tri[finite], d), root)
-    for _ in range(len(tri)):
-        if live.sum() < 3:
-            break
-        V = np.linalg.eigh(A[live].sum(axis=0))[1]
-        shares = np.einsum("ik,nij,jk->nk", V, A, V)
-        # a direction the median node barely spans (rounding residues of a
-        # node-level feature: review29) is the size check's
-        least = SHARE_FLOOR * np.median(np.abs(np.linalg.eigvalsh(A[live])).max(axis=1))
-        flagged = np.zeros(len(tri), dtype=bool)
-        for k in range(d - TOP_DIRECTIONS, d):
-            flagged |= live & (shares[:, k] > share_limit(np.maximum(shares[:, k], least)[live],
-                                                          cap))
-        if not flagged.any():
-            break
-        out |= flagged
-        live &= ~flagged
-    return out
-
-
 def positive_parts(tri, d):
     """``tri`` with every finite scatter whose most negative eigenvalue is
     below ``-NEGATIVE`` times its largest absolute one replaced by its
@@ -259,7 +188,7 @@ def positive_parts(tri, d):
     return tri
 
 
-def pool_scatters(tri, d, cap=CAP, masses=None, direction_cap=DIRECTION_CAP):
+def pool_scatters(tri, d, cap=CAP, masses=None):
     """The hub's pool of the received upper triangles ``tri`` (``(n, d (d +
     1) / 2)``): the sum, after :func:`positive_parts`, of the nodes at most
     ``cap`` times the median size (see the module; ``cap=None``: the plain
@@ -294,11 +223,9 @@ def pool_scatters(tri, d, cap=CAP, masses=None, direction_cap=DIRECTION_CAP):
     sizes = None if cap is None else node_sizes(tri, d)
     if sizes is not None:
         counted = np.isfinite(sizes) & (np.where(np.isfinite(tri), tri, 1.0) != 0).any(axis=1)
-        masses = None if masses is None else np.asarray(masses, dtype=np.float64)
-        limit = size_limit(sizes, counted, cap, masses)
+        limit = size_limit(sizes, counted, cap,
+                           None if masses is None else np.asarray(masses, dtype=np.float64))
         factors[sizes > limit] = 0.0          # (and the non-finite ones)
-        if direction_cap is not None:
-            factors[direction_outliers(tri, d, counted & (factors > 0), direction_cap)] = 0.0
         tri = np.where(np.isfinite(tri), tri, 0.0)
     elif cap is not None:
         factors[~np.isfinite(tri).all(axis=1)] = 0.0
