@@ -63,7 +63,7 @@ honest nodes left out in total, School's in brackets; its round is off by
 default): size limit alone 32 [32]; with the check, iterated, k = 1.5:
 6,369, k = 2: 541 [293], k = 2.5: 323, k = 3: 284 [274]; the fixed
 128 x median share, one pass: 278 [272] (5 of 30 nodes where 2-row nodes
-sit among 20-row ones, d = 9).  Full Landmine, moons, related-* uncut:
+sit among 20-row ones, d = 9).  Full Landmine, moons, related-* uncut at k >= 2:
 unchanged by every variant but related-small (1 node at k <= 2.5).
 
 What it buys against the attack (``--placement``, k = 2, iterated; rogue34's
