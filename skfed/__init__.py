@@ -12,11 +12,12 @@ try:
 except ImportError as exc:
     if not (exc.name or "").startswith("skfed._core"):
         raise
-    raise ImportError(
+    raise ModuleNotFoundError(
         f"skfed was imported from {__path__[0]}, a source tree without its compiled "
         "modules (skfed._core): Python started in the clone's root finds it before the "
         "installed package. Run Python from another directory, or build the tree in "
-        "place with `python setup.py build_ext --inplace`.") from exc
+        "place with `python setup.py build_ext --inplace`.",
+        name=exc.name or "skfed._core") from exc
 
 from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
