@@ -11,7 +11,7 @@
   float32 fits with a sample_weight above it, are refused ("whose square
   overflows float32"), although the same arrays in float64 fit, and the
   float32 fit with the check bypassed gives the float64 fit's predictions
-  (the estimators square these values in float64).  Strict xfails.
+  (Dada on these arrays: the bound protects nothing there).  Strict xfails.
 """
 
 import numpy as np
@@ -95,9 +95,9 @@ def test_float32_magnitude_controls(case, monkeypatch):
 @pytest.mark.xfail(strict=True, reason=(
     "review35: check_magnitude bounds float32 X (values, row norms) and sample_weight "
     "at sqrt(finfo(float32).max) = 1.84e19 ('whose square overflows float32') although "
-    "the estimators square them in float64: the same arrays fit in float64 and, with "
-    "the check bypassed, in float32 with the same predictions (skfed/_magnitude.py "
-    "check_magnitude 'limit'; skfed/_base.py:262 sample_weight)"))
+    "the same arrays fit in float64 and, with the check bypassed, in float32 with the "
+    "same predictions (skfed/_magnitude.py check_magnitude 'limit' from X's dtype; "
+    "skfed/_base.py:262 sample_weight in X's dtype)"))
 @pytest.mark.parametrize("case", _float32_cases(), ids=lambda c: c[0])
 def test_float32_data_within_float64_bounds_fit(case):
     _, X32, y, g, sw = case
