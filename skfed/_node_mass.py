@@ -93,7 +93,7 @@ def agreed_max_mass(mass):
     20.0
     """
     mass = np.asarray(mass, dtype=np.float64)
-    return float(min(mass.max(), MASS_CLIP * np.median(mass)))
+    return float(min(np.nanmax(mass), MASS_CLIP * np.nanmedian(mass)))  # a NaN report: none
 
 
 def node_scale(mass):

@@ -910,7 +910,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
 
     def _score_weight(self):
         """The weight ``s`` of the peer scores (0: no scoring)."""
-        if self.peer_scoring is True:
+        if isinstance(self.peer_scoring, (bool, np.bool_)) and self.peer_scoring:  # np.True_
             return DEFAULT_SCORE_WEIGHT
         return float(self.peer_scoring)
 

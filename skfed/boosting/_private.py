@@ -186,7 +186,7 @@ def check_private_peer_scoring(estimator, spec):
     """
     if spec is None or not math.isfinite(spec.epsilon):
         return
-    value = estimator.peer_scoring
+    value = getattr(estimator.peer_scoring, "item", lambda: estimator.peer_scoring)()  # np.True_
     default = inspect.signature(type(estimator).__init__).parameters["peer_scoring"].default
     if value is default or (not isinstance(value, bool) and float(value) == 0.0):
         return
