@@ -58,8 +58,10 @@ def _cause(est):
             f"graph Laplacian {lam:.3g}: a dense topology); lower consensus_penalty, use a "
             "sparser topology, or lower epsilon"
         )
-    return (f"{head}: eta0='auto' is 1 / (alpha + K (s_max + c lambda_max)) = {eta:.3g} "
-            "(large sample weights or alpha); lower epsilon or rescale sample_weight")
+    return (f"{head}: eta0='auto' is 1 / (alpha + K (s_max + c lambda_max)) = {eta:.3g} and "
+            "each term is about eta0_ x sample weight x |loss'|, so small sample weights (or a "
+            "large s_max or alpha) keep it within the budget; lower epsilon or rescale "
+            "sample_weight")
 
 
 def warn_empty_dictionaries(est, codes, y):
@@ -92,7 +94,8 @@ def warn_empty_dictionaries(est, codes, y):
         what = ("every node's dictionary empty (every node's function is 0, a constant "
                 "predictor: do not use it)")
     else:
-        labels = ", ".join(repr(est.nodes_[t]) for t in silent[:_SHOWN])
+        labels = ", ".join(repr(getattr(est.nodes_[t], "item", lambda: est.nodes_[t])())
+                           for t in silent[:_SHOWN])
         more = f" and {silent.size - _SHOWN} more" if silent.size > _SHOWN else ""
         many = silent.size > 1
         function = "their functions are" if many else "its function is"
