@@ -98,10 +98,10 @@ def warn_empty_dictionaries(est, codes, y):
                            for t in silent[:_SHOWN])
         more = f" and {silent.size - _SHOWN} more" if silent.size > _SHOWN else ""
         many = silent.size > 1
-        function = "their functions are" if many else "its function is"
+        function = ("their functions are 0, constant predictors" if many else
+                    "its function is 0, a constant predictor")
         what = (f"an empty dictionary at node{'s' if many else ''} {labels}{more} although "
-                f"{'their' if many else 'its'} samples hold {kind} ({function} 0, a constant "
-                "predictor)")
+                f"{'their' if many else 'its'} samples hold {kind} ({function})")
     warnings.warn(
         f"{type(est).__name__} ended with {what}; every step's new dictionary term was "
         f"pruned: {_cause(est)}.",
