@@ -120,3 +120,17 @@ def test_the_regressor_warns_too():
     assert _empty(est).all()
     assert len(messages) == 1 and "every node's dictionary empty" in messages[0]
     assert "consensus_penalty=100" in messages[0]
+
+
+def test_a_given_epsilon_is_named_and_equal_targets_say_nothing():
+    X, y, g = _moons()
+    est = DecentralizedKernelSGDClassifier(kernel="rbf", epsilon=1e6, random_state=0)
+    messages = _fit(est, X, y, g)
+    assert _empty(est).all()
+    assert len(messages) == 1
+    assert "epsilon=1000000.0 was given (default 0.01); lower epsilon" in messages[0]
+    # Equal targets: the constant predictor is the right one (review10).
+    reg = DecentralizedKernelSGDRegressor(kernel="rbf", epsilon=1e6, random_state=0)
+    assert _fit(reg, X, np.full(len(g), 7.0), g) == []
+    assert _empty(reg).all()
+    np.testing.assert_allclose(reg.predict(X, groups=g), 7.0, rtol=1e-9)

@@ -11,12 +11,14 @@ is pruned and the dictionary stays empty: the node's function is 0, a
 constant predictor.  Found by online35 (``benchmarks/online_join_moons_seeds.py
 --oracle-graph --consensus-penalty 1``: on seed 4 every dictionary ended
 empty).  :func:`warn_empty_dictionaries` warns (:class:`ConvergenceWarning`)
-when a fit or ``partial_fit`` call ends with every dictionary empty, or with
-a node's dictionary empty although its samples of the call hold two
-classes (two target values for a regressor), naming the parameter that
-made the step vanish.  Nothing of the fit changes.
+when a fit or ``partial_fit`` call ends with every dictionary empty while the
+call's targets vary, or with a node's dictionary empty although its
+samples of the call hold two classes (two target values for a
+regressor), naming the parameter that made the step vanish (``eta0``
+given, ``consensus_penalty`` on a dense topology, ``epsilon`` given).  Nothing of the fit changes.
 """
 
+import inspect
 import warnings
 
 import numpy as np
@@ -49,6 +51,10 @@ def _cause(est):
                 f"bound {est.step_bound_:.3g}) or lower epsilon")
     coupling = c * kernel_sup * lam
     rest = 1.0 / eta - coupling  # alpha + K s_max (eta0_ = 1 / (rest + coupling))
+    default = inspect.signature(type(est)).parameters["epsilon"].default
+    if est.epsilon != default and coupling < rest:
+        return (f"the KOMP budget epsilon_={eps:.3g} is large against the step eta0_={eta:.3g}: "
+                f"epsilon={est.epsilon!r} was given (default {default}); lower epsilon")
     if coupling >= rest:
         chosen = (f"consensus_penalty='auto' chose {c:g}" if est.consensus_penalty == "auto"
                   else f"consensus_penalty={c:g}")
@@ -65,8 +71,8 @@ def _cause(est):
 
 
 def warn_empty_dictionaries(est, codes, y):
-    """Warn when the fit (or ``partial_fit`` call) left a constant predictor;
-    returns ``est``.
+    """Warn when the fit (or ``partial_fit`` call) left a constant predictor
+    although the call's targets vary; returns ``est``.
 
     Parameters
     ----------
@@ -85,7 +91,9 @@ def warn_empty_dictionaries(est, codes, y):
     if not len(codes):
         return est
     n_nodes = len(est.nodes_)
-    every = not sizes[:n_nodes].any()
+    rows = np.asarray(y).reshape(len(codes), -1)
+    # every dictionary empty: a constant predictor, useless when the targets vary
+    every = not sizes[:n_nodes].any() and bool(np.any(rows != rows[0]))
     silent = _silent_nodes(sizes, np.asarray(codes), y, n_nodes)
     if not every and not silent.size:
         return est
