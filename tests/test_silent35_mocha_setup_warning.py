@@ -13,7 +13,6 @@ they are made (each node's first round up), and the decision values.
 """
 
 import re
-import unittest.mock as mock
 import warnings
 
 import numpy as np
@@ -21,7 +20,10 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
-from skfed.network import NetworkSimulation, SimulatedNetwork
+from skfed.network import SimulatedNetwork
+
+from .test_setup34_fit_setup_drops import _first_up as _first_up_from
+from .test_setup34_fit_setup_drops import _recorded
 
 LABELS = np.array(list("abcdefgh"))
 
@@ -34,32 +36,19 @@ def _data(m=8, n=30, d=4):
     return X, (score > 0).astype(int), score, LABELS[idx]
 
 
-def _fit_recorded(est, X, y, g, fits=1):
-    """Fit (``fits`` times), recording the last fit's ``active`` draws and warnings."""
-    rows = []
-    draw = NetworkSimulation.draw_rounds
-
-    def recording(sim, n_rounds):
-        active, work = draw(sim, n_rounds)
-        rows.extend(active.copy())
-        return active, work
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for _ in range(fits - 1):
-            est.fit(X, y, groups=g)
-    with mock.patch.object(NetworkSimulation, "draw_rounds", recording), \
-            warnings.catch_warnings(record=True) as caught:
+def _fit_recorded(est, X, y, g):
+    """Fit, recording the fit's ``active`` draws (setup34's recorder) and its warning."""
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est.fit(X, y, groups=g)
+        rows = _recorded(lambda: est.fit(X, y, groups=g))
     messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert len(messages) == 1, messages
-    return np.array(rows), messages[0]
+    return rows, messages[0]
 
 
 def _first_up(active):
     """Each node's first round in which it is up (-1: never)."""
-    return np.array([np.flatnonzero(col)[0] if col.any() else -1 for col in active.T])
+    return _first_up_from(active, 0)
 
 
 def _named(message):
