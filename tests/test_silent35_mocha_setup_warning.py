@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
@@ -24,6 +25,8 @@ from skfed.network import SimulatedNetwork
 
 from .test_setup34_fit_setup_drops import _first_up as _first_up_from
 from .test_setup34_fit_setup_drops import _recorded
+from .test_engines_flower import (LoopbackGrid, _loader, fit_on_grid, make_client_app,  # noqa: F401
+                                  needs_flwr, task_identity)
 
 LABELS = np.array(list("abcdefgh"))
 
@@ -161,3 +164,30 @@ def test_no_setup_no_note():
     _, message = _fit_recorded(est, X, score, g)
     assert "setup" not in message and "W-step:" not in message
     assert "network.drop_rate=0.99" in message
+
+
+@needs_flwr
+@pytest.mark.parametrize("config", [
+    dict(kernel="rbf", omega="learn", compression="none"),
+    dict(kernel="rbf", approximation=None, omega="learn"),  # (engines/_flower_exact.py)
+])
+def test_flower_warns_as_the_simulation(config, task_identity):  # noqa: F811
+    # Flower runs the same _RoundProtocol: its fit under the same draws says the same.
+    rng = np.random.RandomState(0)
+    g = np.repeat(np.arange(4), 40)
+    X = rng.normal(size=(len(g), 4))
+    y = (X[:, 0] > 0).astype(int)
+    est = FederatedMultiTaskClassifier(
+        aggregation="add", local_solver="coordinate", random_state=0, max_rounds=4,
+        network=SimulatedNetwork(drop_rate=0.9, random_state=1), **config)
+    rows, simulated = _fit_recorded(clone(est), X, y, g)
+    assert (_first_up(rows[:4]) < 0).any()
+    assert "NO NODE EVER SOLVED: in all 4 rounds" in simulated
+    labels = np.unique(g)
+    configs = [{"node": label.item(), "partition-id": k} for k, label in enumerate(labels[::-1])]
+    grid = LoopbackGrid(make_client_app(est, _loader(X, y, g, None), label_key="node"), configs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit_on_grid(est, grid)
+    flower = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert flower == [simulated]
