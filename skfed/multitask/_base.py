@@ -701,7 +701,7 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
         return learn, _check_omega(self.omega, n_nodes)[1]
 
     def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged,
-                         *, zero_objective=None, rule=None):
+                         *, zero_objective=None, rule=None, setup=""):
         """Curves, Omega and communication attributes, shared by every engine's loop.
 
         A fit that did not converge warns; when it also ends worse than the
@@ -713,7 +713,7 @@ class _BaseMultiTask(_NodeDataMixin, _AddNodesMixin, FederatedMixin, BaseEstimat
         joint_gap = np.nan if rule is None else rule.joint_gap
         note = self.__dict__.pop("_scale_note", "")  # (set by the simulated fit)
         if not converged:
-            faults = _fault_note(self.network, simulation)
+            faults = _fault_note(self.network, simulation) + setup  # (_setup_note)
             worse = ""
             # The objective of the model returned: with a learned Omega the
             # best W-step's (joint_objective_), else the last round's.

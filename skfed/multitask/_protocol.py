@@ -147,6 +147,7 @@ from ._omega import (
     omega_update,
 )
 from ._private import _PrivateSchedule, _PrivateUpdates
+from ._setup_note import setup_note
 from ._state import _PrimalState
 
 
@@ -268,6 +269,8 @@ class _RoundProtocol:
         # Setup messages (count_setup: each node's in its first round up): per node.
         self.setup_up = np.zeros(n_nodes, dtype=np.int64)
         self.setup_down = np.zeros(n_nodes, dtype=np.int64)
+        self.rounds_waited = 0  # rounds without a W-step: a setup missing (setup_note)
+        self.gamma_setup = False
 
     # ------------------------------------------------------------ setup
     def add_gamma_setup(self):
@@ -278,6 +281,7 @@ class _RoundProtocol:
         if (callable(est.kernel) or est.kernel == "linear" or est._noised()
                 or not (isinstance(est.gamma, str) and est.gamma == "scale")):
             return False
+        self.gamma_setup = True
         self.setup_up += 3 * _FLOAT
         self.setup_down += _FLOAT
         return True
@@ -408,12 +412,17 @@ class _RoundProtocol:
             self.counter.gather_to_server(sending, up[sending])
             up[sending] = 0
         if waits:
+            self.rounds_waited += 1
             return active[:0]
         receiving = active[down[active] > 0]
         if receiving.size:
             self.counter.broadcast_from_server(receiving, down[receiving])
             down[receiving] = 0
         return active
+
+    def setup_note(self):
+        """The convergence warning's words on the setup (:func:`setup_note`)."""
+        return setup_note(self)
 
     def take_setup_down(self, receivers):
         """The setup downs ``receivers`` have not yet received (now counted
@@ -676,6 +685,7 @@ class _RoundProtocol:
         est._set_fit_results(
             self.gaps, self.objectives, self.duals, reported, self.rho, self.simulation,
             converged, zero_objective=self.zero_objective, rule=self.rule,
+            setup=self.setup_note(),
         )
         if self.noised():
             # The objective and duality-gap values are exact functions of the

@@ -972,7 +972,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             f"{type(est).__name__} (omega={est.omega!r}) did not certify its joint "
             f"objective within tol={est.tol} (relative): {stop} (best joint objective "
             f"{best['joint']:.3e}, certified gap {fit.joint_gap:.3e})"
-            f"{_fault_note(est.network, protocol.simulation)}; "
+            f"{_fault_note(est.network, protocol.simulation)}{protocol.setup_note()}; "
             + feature_scale_note(X, layout, est)
             + ("use omega='shared' (no byte ceiling) or a larger tol." if fit.ceiling_hit else
                "increase max_rounds or tol."),

@@ -258,7 +258,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
             # the network has rogue nodes)
             self._network_round(X, y_encoded, codes, sample_weight, solve=not partial)
             self._network_steps = steps
-        return self
+        return self._warn_if_empty(codes, y_encoded)  # (a constant predictor warns)
 
     def _setup(self, X, codes, compress):
         """Fit-time state (the kernel before any ``kernel="auto"`` selection)."""

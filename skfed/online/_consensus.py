@@ -24,6 +24,7 @@ from .._base import pad_log
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._robust import count_scale_messages
+from ._empty import warn_empty_dictionaries
 from ._selection import count_selection_messages, tree_parents
 from ._validation import AFFINE_COEF0, _ROGUE, _SCHEDULES, _SMOOTHNESS
 
@@ -323,6 +324,10 @@ class _ConsensusMixin:
             self._since_publish, self._avg_weights, avg_start, averaging, self._slot_ids,
             sent, period, linear, linear_on,
         )
+
+    def _warn_if_empty(self, codes, y):
+        """A call that left a constant predictor warns (:mod:`._empty`); returns self."""
+        return warn_empty_dictionaries(self, codes, y)
 
     def _exchange_graph(self):
         """``(indptr, indices)`` of the neighbours a node queries (none without consensus)."""
