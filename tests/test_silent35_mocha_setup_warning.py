@@ -25,8 +25,8 @@ from skfed.network import SimulatedNetwork
 
 from .test_setup34_fit_setup_drops import _first_up as _first_up_from
 from .test_setup34_fit_setup_drops import _recorded
-from .test_engines_flower import (LoopbackGrid, _loader, fit_on_grid, make_client_app,  # noqa: F401
-                                  needs_flwr, task_identity)
+from . import test_engines_flower as _flower  # (LoopbackGrid exists only with flwr)
+from .test_engines_flower import needs_flwr, task_identity  # noqa: F401
 
 LABELS = np.array(list("abcdefgh"))
 
@@ -185,9 +185,10 @@ def test_flower_warns_as_the_simulation(config, task_identity):  # noqa: F811
     assert "NO NODE EVER SOLVED: in all 4 rounds" in simulated
     labels = np.unique(g)
     configs = [{"node": label.item(), "partition-id": k} for k, label in enumerate(labels[::-1])]
-    grid = LoopbackGrid(make_client_app(est, _loader(X, y, g, None), label_key="node"), configs)
+    grid = _flower.LoopbackGrid(
+        _flower.make_client_app(est, _flower._loader(X, y, g, None), label_key="node"), configs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit_on_grid(est, grid)
+        _flower.fit_on_grid(est, grid)
     flower = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert flower == [simulated]
