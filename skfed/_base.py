@@ -76,6 +76,7 @@ from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels
     _label_kinds,
     _lookup_labels,
     _same_labels,
+    plain_label,
 )
 
 __all__ = [
@@ -295,8 +296,7 @@ def check_node_weights(estimator, codes, sample_weight, *, min_samples=1, why=""
     counts = np.bincount(codes, weights=positive, minlength=len(labels))
     bad = np.flatnonzero(present & (counts < min_samples))
     if bad.size:
-        node = labels[bad[0]]
-        node = node.item() if hasattr(node, "item") else node
+        node = plain_label(labels[bad[0]])
         what = ("has no sample with a positive sample_weight" if min_samples == 1
                 else f"has {int(counts[bad[0]])} sample(s) with a positive sample_weight")
         raise ValueError(

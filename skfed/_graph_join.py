@@ -123,13 +123,11 @@ from ._core._boosting_fast import (
     lse_losses,
 )
 from ._graph_join_fitted import (
-    connected_threshold,
-    csr_of_pairs,
-    join_random_state,
-    join_simulation,
+    connected_threshold, csr_of_pairs, join_random_state, join_simulation,
     first_answer_bytes, join_rogue, newcomer_confidence, rogue_sent, share_joined_masses,
     row_sums,
 )
+from ._node_mass import node_scale
 from ._graph_join_steps import _step_blocks
 from .graph import model_message_bytes
 from .network import payload_bytes
@@ -268,7 +266,7 @@ def join_info_from_data(estimator, X, y, groups, sample_weight=None, models=None
     else:
         lin_losses(Z, Y, sw, offsets, models, _loss(estimator), 1.0 / mass,
                    float(estimator.alpha), X.shape[1], losses)
-    confidence, max_mass = estimator._scale(mass)  # (skfed._node_mass.node_scale)
+    confidence, max_mass = node_scale(mass)
     node_losses = confidence * losses.sum(axis=1)
     if _private(estimator):
         node_losses[:] = 0.0

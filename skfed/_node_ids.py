@@ -10,6 +10,28 @@ import warnings
 import numpy as np
 
 
+def plain_label(value):
+    """A node id (or any value) as Python prints it: a NumPy scalar as its
+    Python value (``4``, not ``np.int64(4)``), anything else as it is.
+
+    >>> plain_label(np.int64(4)), plain_label("a"), plain_label(np.str_("b"))
+    (4, 'a', 'b')
+    """
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def listed_labels(nodes, idx, shown=6):
+    """``"'a', 'b' and 3 more"``: the plain labels of ``nodes[idx]``, at most
+    ``shown`` of them (messages that name several nodes).
+
+    >>> listed_labels(np.array([5, 6, 7]), np.array([0, 2]), shown=1)
+    '5 and 1 more'
+    """
+    idx = np.asarray(idx)
+    text = ", ".join(repr(plain_label(nodes[i])) for i in idx[:shown].tolist())
+    return text + (f" and {idx.size - shown} more" if idx.size > shown else "")
+
+
 def _check_label_kinds(nodes, labels):
     """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int,
     or bytes vs str: numpy finds no bytes id equal to a str one, and the

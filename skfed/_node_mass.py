@@ -81,6 +81,9 @@ from .network import payload_bytes
 MASS_CLIP = 4.0
 # Floats of the summary the root sends back and a newcomer receives.
 SUMMARY_FLOATS = {"dada": 2, "persolin": 4}
+# The largest mass alone, what the posterior, shared and feature-mean joins
+# send a newcomer with its first answer.
+MAX_MASS_BYTES = payload_bytes(n_float64=1)
 
 
 def agreed_max_mass(mass):

@@ -25,7 +25,7 @@ from .._join_params import same_param
 from .._core._boosting_fast import Logistic, SquaredHinge
 from ..graph import _GraphRunner, _csr_arrays
 from ..network import check_adjacency, payload_bytes, resolve_network
-from .._node_mass import agree_on_masses, mass_kind, node_scale
+from .._node_mass import agree_on_masses, mass_kind
 from ._private import refit_private_final
 
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
@@ -151,13 +151,6 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         mass = np.add.reduceat(sw, layout.offsets[:-1])
         check_node_mass(mass, self.nodes_)
         return mass
-
-    @staticmethod
-    def _scale(mass):
-        """``(confidences, max_mass)`` of the node masses as the fit agrees on
-        them (:func:`skfed._node_mass.node_scale`: the largest mass bounded by
-        a multiple of the median)."""
-        return node_scale(mass)
 
     def _prepare(self, X, y, groups, sample_weight):
         X, y, sw, layout = self._validate_fit_data(X, y, groups, sample_weight)

@@ -17,6 +17,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
 from .._join_params import fitted_param
+from .._node_ids import plain_label
+from .._node_mass import node_scale
 from ..network import payload_bytes
 from .._secure_noise import CHOICE_RESOLUTION
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -863,17 +865,17 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
             self.vote_min_samples_ = self._vote_tally = None
             self.conditional_features_ = self.conditional_votes_ = None
         H = self._base_matrix(Xs, dtype)
-        rogue = simulation.rogue.astype(np.uint8)
+        rogue, (confidence, max_mass) = simulation.rogue.astype(np.uint8), node_scale(mass)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1
         state = _BoostingState(
-            H, Y, sws, layout.offsets, self._scale(mass)[0], self.beta, self.mu, dtype,
+            H, Y, sws, layout.offsets, confidence, self.beta, self.mu, dtype,
             rogue, rogue_mode, score_weight=self._score_weight(),
         )
         state.setup_bytes = setup_bytes
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.stump_layout = (None if self.base_predictors is not None  # own stumps
                               else (self.stump_features_, self.stump_thresholds_))
-        state.max_mass = self._scale(mass)[1]
+        state.max_mass = max_mass
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))
@@ -910,9 +912,8 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
 
     def _score_weight(self):
         """The weight ``s`` of the peer scores (0: no scoring)."""
-        if isinstance(self.peer_scoring, (bool, np.bool_)) and self.peer_scoring:  # np.True_
-            return DEFAULT_SCORE_WEIGHT
-        return float(self.peer_scoring)
+        value = plain_label(self.peer_scoring)  # (np.True_ is True)
+        return DEFAULT_SCORE_WEIGHT if value is True else float(value)
 
     def _peer_score_scale(self, confidence):
         """Factor of a node's peer score: ``s``, whatever its confidence

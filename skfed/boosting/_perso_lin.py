@@ -29,14 +29,14 @@ from ._base import (
     _StateMixin,
     _fill_released_doc,
     _graph_objective_value,
-    _node_chunks,
-    _personalized_scores,
+    _node_chunks, _personalized_scores,
     _run_chunks,
     _split_models,
     _squeeze_problems,
 )
 from ._dada import DecentralizedBoostingClassifier
 from .._kept_local import apply_kept_local
+from .._node_mass import node_scale
 from ._private import _PERSOLIN_PUBLIC, _check_private_inputs, plan_private_gradients
 
 # ------------------------------------------------------------- Perso-lin
@@ -935,13 +935,13 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         rng = check_random_state(self.random_state)
         simulation, seeds = self._start(rng)
         Z = self._design(Xs, dtype)
-        rogue = simulation.rogue.astype(np.uint8)
+        rogue, (confidence, max_mass) = simulation.rogue.astype(np.uint8), node_scale(mass)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1
         state = _LinearState(
-            Z, Y, sws, layout.offsets, mass, self._scale(mass)[0], _LOSSES[self.loss](),
+            Z, Y, sws, layout.offsets, mass, confidence, _LOSSES[self.loss](),
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
-        state.max_mass = self._scale(mass)[1]
+        state.max_mass = max_mass
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.labels = self.nodes_  # node-ordered, for the local solve's warning
         state.local_update = resolved_local_update(self, spec)

@@ -71,6 +71,8 @@ seeds 0-2, 6-8, ``related-*`` and HAR (that benchmark's docstring).
 import numpy as np
 from scipy.special import expit
 
+from .._node_mass import MAX_MASS_BYTES
+
 TRUST = 2.0  # the newcomer's confidence multiplier in its block (chosen on moons seeds 0-2)
 MIN_WEIGHT = 1e-6  # posterior weights under this get no edge (they still enter u)
 COHERENCE_POWER = 1.5  # trust TRUST / rho^1.5 (chosen on moons seeds 3-5; persolin34)
@@ -274,7 +276,7 @@ def posterior_join(est, X, y, groups, sample_weight=None):
         asker, asked, where = asker[ok], asked[ok], where[ok]
         # (a newcomer's first answer also carries the fit's largest mass)
         first = (np.diff(asker, prepend=-1) != 0) & ~have[asker].any(axis=1)
-        sim.counter.send_pairs(asked, newcomers[asker], payloads[asked] + 8 * first)
+        sim.counter.send_pairs(asked, newcomers[asker], payloads[asked] + MAX_MASS_BYTES * first)
         values = flat[asked].astype(np.float64)
         if sim.rogue[asked].any():
             values = sim.corrupt_value_rows(values, asked)

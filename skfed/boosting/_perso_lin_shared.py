@@ -94,6 +94,7 @@ from scipy.special import expit
 from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, fit_gate
 from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
+from .._node_mass import MAX_MASS_BYTES
 from ..graph import model_message_bytes
 from ..network import payload_bytes
 
@@ -399,7 +400,7 @@ def shared_join(est, X, y, groups, sample_weight=None):
         sim.counter.send_pairs(newcomers, zero, np.zeros(n_new, np.int64))
         if up:
             # (S and the fit's largest mass: the newcomers' confidences)
-            sim.counter.send_pairs(zero, newcomers, np.full(n_new, payload + 8, np.int64))
+            sim.counter.send_pairs(zero, newcomers, np.full(n_new, payload + MAX_MASS_BYTES, np.int64))
         sim.counter.next_round()
         if up:
             break

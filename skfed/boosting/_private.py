@@ -27,6 +27,7 @@ from .._class_vote import (
     vote_evidence,
 )
 from .._kept_local import choose_classifier
+from .._node_ids import plain_label
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
 from ..network import index_bits
@@ -186,11 +187,9 @@ def check_private_peer_scoring(estimator, spec):
     """
     if spec is None or not math.isfinite(spec.epsilon):
         return
-    value = getattr(estimator.peer_scoring, "item", lambda: estimator.peer_scoring)()  # np.True_
+    value = plain_label(estimator.peer_scoring)  # (np.True_ is True)
     default = inspect.signature(type(estimator).__init__).parameters["peer_scoring"].default
-    if value is default or (not isinstance(value, bool) and float(value) == 0.0):
-        return
-    if value is False:
+    if value is False or value is default or (not isinstance(value, bool) and value == 0):
         return
     raise ValueError(
         f"peer_scoring={value!r} cannot be used with a finite privacy budget: peer "

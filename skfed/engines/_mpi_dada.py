@@ -37,6 +37,7 @@ from ..boosting._kernel_graph import (
     node_moment_sums,
 )
 from ..boosting._stumps import resolve_n_estimators, vote_eligible
+from .._node_mass import node_scale
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
 from ._mpi_graph_run import _EMPTY_D, _EMPTY_I, _EMPTY_U8, _Run, _share, flood_extremes
@@ -271,10 +272,11 @@ def fit_dada(est, peer, block, validate, random_state):
     est.base_predictors_ = None
     H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
         (0, est.n_estimators_ + int(est.fit_intercept)), dtype=dtype)
-    state = _BoostingState(H, Y, sws, offsets, est._scale(mass)[0], est.beta, est.mu, dtype,
+    confidence, max_mass = node_scale(mass)
+    state = _BoostingState(H, Y, sws, offsets, confidence, est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0, score_weight=est._score_weight())
     state.setup_bytes = setup_bytes
-    state.max_mass = est._scale(mass)[1]
+    state.max_mass = max_mass
     state.stump_layout = (est.stump_features_, est.stump_thresholds_)  # as the simulation
     est.graph_signal_ = graph_signal_used(est, None, K)
     est.__dict__.pop("kernel_features_", None)  # a previous kernel fit's

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_array
 
 from .._base import check_network_faults, node_seeds
 from .._join_params import record_join_params
+from .._node_ids import plain_label
 from ..boosting import _graph_objective_value
 from ..boosting._base import check_node_mass
 from ..graph import _GraphRunner, sparsify_to_connected
@@ -93,7 +94,7 @@ def fit_graph(est, peer, block, validate, random_state):
         raise ValueError("CollaborationGraphLearner needs at least 2 nodes (models).")
     rows, values = [], []
     for k, (X, y, _) in zip(block.mine.tolist(), block.data):
-        label = block.labels[k].item() if isinstance(block.labels[k], np.generic) else block.labels[k]
+        label = plain_label(block.labels[k])
         model = check_array(np.atleast_2d(X), dtype=[np.float64, np.float32],
                             input_name=f"the model of node {label!r}")
         loss = np.asarray(y, dtype=np.float64).ravel()

@@ -12,6 +12,7 @@ from .._core._boosting_fast import lin_async
 from ..boosting._perso_lin import solve_local_problems
 from ..boosting._perso_lin_block import async_block_args, resolved_local_update
 from ..boosting import _LOSSES, _LinearState
+from .._node_mass import node_scale
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
 from ._mpi_graph_run import _EMPTY_I, _EMPTY_U8, _Run
@@ -69,11 +70,12 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
     simulation, seeds = est._start(check_random_state(random_state))
     Z = est._design(Xs, dtype)
+    confidence, max_mass = node_scale(mass)
     state = _LinearState(
-        Z, Y, sws, offsets, mass, est._scale(mass)[0], _LOSSES[est.loss](), est.alpha,
+        Z, Y, sws, offsets, mass, confidence, _LOSSES[est.loss](), est.alpha,
         Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
     )
-    state.max_mass = est._scale(mass)[1]
+    state.max_mass = max_mass
     state.labels = est.nodes_  # every node's label (the local solve's warning)
     state.local_update = resolved_local_update(est, None)  # (_refuse: no privacy)
     run = _Run(est, _PersoLin, peer, block, state, simulation)

@@ -203,6 +203,7 @@ from .._core._multitask_fast import (
     problem_gap_terms,
 )
 from .._kept_local import extend_kept_local
+from .._node_ids import plain_label
 from .._seeding import reseeded as _seeded
 from ..kernels import _check_join_kernel_settings
 from ..network import resolve_network
@@ -524,8 +525,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     totals = np.add.reduceat(sw, layout.offsets[:-1]) if len(sw) else np.zeros(n_new)
     C = float(getattr(est, "C_", getattr(est, "C", 1.0)))  # (the CV estimators' choice)
     for label, total in zip(new_labels, totals):  # (fit's bound, per newcomer)
-        label = label.item() if hasattr(label, "item") else label  # 4, not np.int64(4)
-        check_C_weight(C * float(total), f"{name}.add_nodes, new node {label!r}")
+        check_C_weight(C * float(total), f"{name}.add_nodes, new node {plain_label(label)!r}")
     Z = est._features(Xs)
     P, d = Y.shape[0], Z.shape[1]
     seed = int(getattr(est, "_join_seed", 0))

@@ -11,6 +11,8 @@ models (``coef_``, ``intercept_``, ``predict``) never read these rows.
 """
 import numpy as np
 
+from .._node_ids import plain_label
+
 __all__ = ["refuse_dropped_join"]
 
 
@@ -40,7 +42,7 @@ class _NodeDataMixin:
         if rehearsal is not None:
             nodes = np.asarray(self.nodes_)
             for t, part in rehearsal.data.items():
-                out[nodes[t].item() if isinstance(nodes[t], np.generic) else nodes[t]] = part
+                out[plain_label(nodes[t])] = part
         return out
 
     def drop_node_data(self):

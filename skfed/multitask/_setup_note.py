@@ -15,14 +15,7 @@ the nodes whose setup never arrived and what their setup holds.
 
 import numpy as np
 
-_SHOWN = 6  # node labels a warning lists before "and N more"
-
-
-def _labels(nodes, idx):
-    """``"'a', 'b' and 3 more"``: the labels of ``nodes[idx]``."""
-    shown = ", ".join(repr(nodes[i].item() if hasattr(nodes[i], "item") else nodes[i])
-                      for i in idx[:_SHOWN])
-    return shown + (f" and {idx.size - _SHOWN} more" if idx.size > _SHOWN else "")
+from .._node_ids import listed_labels
 
 
 def _warm(est):
@@ -87,7 +80,7 @@ def setup_note(protocol):
         return (
             f"; NO NODE EVER SOLVED: in all {waited} rounds the server never held every "
             f"node's setup message{what}: node{'s' if owing.size > 1 else ''} "
-            f"{_labels(est.nodes_, owing)} never sent "
+            f"{listed_labels(est.nodes_, owing)} never sent "
             f"{'theirs' if owing.size > 1 else 'its setup'}, so {result}{advice}"
         )
     return (

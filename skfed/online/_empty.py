@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-_SHOWN = 6  # node labels a warning lists before "and N more"
+from .._node_ids import listed_labels
 
 
 def _silent_nodes(sizes, codes, y, n_nodes):
@@ -102,13 +102,11 @@ def warn_empty_dictionaries(est, codes, y):
         what = ("every node's dictionary empty (every node's function is 0, a constant "
                 "predictor: do not use it)")
     else:
-        labels = ", ".join(repr(getattr(est.nodes_[t], "item", lambda: est.nodes_[t])())
-                           for t in silent[:_SHOWN])
-        more = f" and {silent.size - _SHOWN} more" if silent.size > _SHOWN else ""
+        labels = listed_labels(est.nodes_, silent)
         many = silent.size > 1
         function = ("their functions are 0, constant predictors" if many else
                     "its function is 0, a constant predictor")
-        what = (f"an empty dictionary at node{'s' if many else ''} {labels}{more} although "
+        what = (f"an empty dictionary at node{'s' if many else ''} {labels} although "
                 f"{'their' if many else 'its'} samples hold {kind} ({function})")
     warnings.warn(
         f"{type(est).__name__} ended with {what}; every step's new dictionary term was "

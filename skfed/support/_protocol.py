@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 
 from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
+from .._node_ids import plain_label
 from .._core._support_fast import tally_votes, unpack_bits
 from ..network import payload_bytes, resolve_network
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -100,7 +101,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             first = np.flatnonzero(invalid)[0]
             raise ValueError(
                 f"alpha must be finite and >= 0 for every node; node "
-                f"{np.asarray(self.nodes_).tolist()[first]!r} has alpha={lam[first]}."
+                f"{plain_label(self.nodes_[first])!r} has alpha={lam[first]}."
             )
         return lam, False
 
