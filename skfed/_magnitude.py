@@ -40,21 +40,29 @@ def check_magnitude(values, name):
     data = values.data if sparse.issparse(values) else np.asarray(values)
     if data.size == 0 or not np.issubdtype(data.dtype, np.floating):
         return
-    largest = float(np.max(np.abs(data)))
+    largest = _largest_magnitude(data)
     limit = float(np.sqrt(np.finfo(data.dtype).max))
     if largest > limit:
         raise ValueError(
             f"{name} holds a value of magnitude {largest:.3g}, whose square overflows "
             f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler for "
             "features).")
-    if getattr(values, "ndim", 1) == 2:
-        # rows are squared and summed (norms, kernels, Gram matrices)
+    if getattr(values, "ndim", 1) == 2 and largest * np.sqrt(values.shape[1]) > limit:
+        # rows are squared and summed (norms, kernels, Gram matrices); a row's
+        # norm is at most largest * sqrt(n_features): only then is it computed
         norm = largest_row_norm(values)
         if norm > limit:
             raise ValueError(
                 f"{name} holds a row of norm {norm:.3g}, whose square overflows "
                 f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler "
                 "for features).")
+
+
+def _largest_magnitude(data):
+    """``max |data|`` without an absolute-value copy (0 for no data)."""
+    if not data.size:
+        return 0.0
+    return float(max(np.max(data), -np.min(data)))
 
 
 def largest_row_norm(X):
@@ -76,7 +84,7 @@ def largest_row_norm(X):
         data = X
     if data.size == 0:
         return 0.0
-    top = float(np.max(np.abs(data)))
+    top = _largest_magnitude(data)
     if top == 0.0 or not np.isfinite(top):
         return top
     if sparse.issparse(X):
@@ -98,10 +106,14 @@ def check_weighted_squares(sample_weight, X):
     weights = np.asarray(sample_weight)
     if weights.size == 0 or not hasattr(X, "shape") or len(X.shape) != 2:
         return
-    top = float(np.max(np.abs(weights)))
-    norm = largest_row_norm(X)
+    top = _largest_magnitude(weights)
     limit = float(np.finfo(np.float64).max)
-    if top > 0 and norm > 0 and np.log(top) + 2 * np.log(norm) > np.log(limit):
+    data = X.data if sparse.issparse(X) else np.asarray(X)
+    bound = _largest_magnitude(data) * np.sqrt(X.shape[1]) if data.size else 0.0
+    if top == 0 or bound == 0 or np.log(top) + 2 * np.log(bound) <= np.log(limit):
+        return  # (no row's norm can reach it: nothing more to compute)
+    norm = largest_row_norm(X)
+    if norm > 0 and np.log(top) + 2 * np.log(norm) > np.log(limit):
         raise ValueError(
             f"sample_weight holds a weight of {top:.3g} and X a row of norm "
             f"{norm:.3g}: their product with the squared norm overflows float64 "
