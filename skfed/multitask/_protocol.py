@@ -417,7 +417,8 @@ class _RoundProtocol:
         W-step messages), or with the final delivery (:meth:`count_final`).
         Without drops all of it is in the first round.  Each message is
         counted once, also when one fit runs several round loops (the
-        shared model's share selection).
+        shared model's share selection).  The schedule is
+        :class:`skfed._pending.DropWait`'s (:meth:`setup_wait`).
         """
         wait = self.setup_wait()
         if wait.complete:
