@@ -31,7 +31,7 @@ Run (from the worktree; one process, about 10 minutes on one core)::
 Results (2026-11-29, main bcda3b7, drops36)
 -------------------------------------------
 ``--out before.json`` on a copy of main bcda3b7, ``--out after.json`` on
-branch drops36 (3e459a4), defaults (tests and sweep: 42 test scenarios, 90
+branch drops36 (104a9fd), defaults (tests and sweep: 42 test scenarios, 90
 sweep scenarios, each sweep one a fit and a join); ``--compare before.json
 after.json``: **132 scenarios in both, 0 differ** (models, per-pair bytes
 and messages, per-round bytes and messages of every fit and join log).
