@@ -209,3 +209,25 @@ def test_count_setup_names_the_node_that_never_sent():
     assert np.flatnonzero(p.setup_up).tolist() == [1]
     assert p.setup_wait().waiting.tolist() == [1]
     assert p.setup_down.tolist() == [8, 8, 8] and p.rounds_waited == 3
+
+
+def test_fitted_exchange_recorded_step_with_a_node_in_several_parts():
+    # the rehearsal's shape: requests down then reports up, node 1 asked twice
+    counter = CommCounter(3, server=True, header_bytes=H)
+    ex = FittedExchange()
+    ex.broadcast_from_server([1, 2], [8, 8])
+    ex.broadcast_from_server([1], [8])
+    ex.gather_to_server([1, 2], [40, 40])
+    ex.gather_to_server([1], [40])
+    ex.add_recorded()
+    draws = np.array([[True, False, True], [True, True, False]])
+    pending = []
+    for active in draws:
+        ex.take_round(counter, active)
+        pending.append(ex.pending.tolist())
+        counter.next_round()
+    # round 0: node 2's request and report; round 1: node 1's two of each
+    assert _bytes_by_round(counter, 2) == [(8 + H) + (40 + H), 2 * ((8 + H) + (40 + H))]
+    snap = counter.snapshot(dense=True)
+    assert np.asarray(snap["round_messages"])[:2].tolist() == [2, 4]
+    assert pending == [[1], []]
