@@ -97,6 +97,7 @@ import math
 import numpy as np
 from scipy import sparse
 
+from ._pending import DropWait
 from .graph import model_message_bytes
 from .network import payload_bytes
 
@@ -315,20 +316,20 @@ def gate_statistic(gains):
 def _deliver(sim, senders, receivers, n_bytes, requests=False):
     """Each sender's message (``n_bytes``) to its receiver through the fit's
     faults: a sender dropped in a round sends in the next, until every one
-    has sent (with ``requests``, the receiver's empty request is counted in
-    every round it waits).  One round without drops."""
+    has sent (one step of :class:`skfed._pending.DropWait`, in rounds of its
+    own; with ``requests``, the receiver's empty request is counted in every
+    round it waits).  One round without drops (and no draw)."""
     senders, receivers = np.asarray(senders, np.intp), np.asarray(receivers, np.intp)
     n_bytes = np.asarray(n_bytes, np.int64)
-    todo = np.arange(len(senders))
-    while len(todo):
-        up = (sim.draw_rounds(1)[0][0][senders[todo]] if sim.network.drop_rate > 0
-              else np.ones(len(todo), dtype=bool))
+    wait = DropWait([senders])
+    while not wait.complete:
+        active = sim.draw_rounds(1)[0][0] if sim.network.drop_rate > 0 else None
         if requests:
+            todo = wait.left
             sim.counter.send_pairs(receivers[todo], senders[todo], np.zeros(len(todo), np.int64))
-        done = todo[up]
-        sim.counter.send_pairs(senders[done], receivers[done], n_bytes[done])
+        for _, done in wait.take(active):
+            sim.counter.send_pairs(senders[done], receivers[done], n_bytes[done])
         sim.counter.next_round()
-        todo = todo[~up]
 
 
 def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):

@@ -109,6 +109,7 @@ from .._mean_neighbours import (GATE_T, N_NEAREST, gate_statistic, nearest, near
                                 node_gains, node_means, weighted_accuracy)
 from .._mean_neighbours import mean_model as _mean_model
 from .._mean_scatter import scatter_bytes, whitening_round
+from .._pending import DropWait
 from ..network import float_bytes
 
 __all__ = ["FeatureNeighbours", "FittedExchange", "feature_neighbours", "nearest_nodes"]
@@ -288,8 +289,9 @@ class FittedExchange:
     nothing and the server asks again in the next round: as in the fit's
     rounds, the server addresses only the nodes that are up, and the
     requests are not counted); a step starts, in the same round, once every
-    node has taken the step before, since the server needs all of them.
-    The exchanges run side by side.  Without drops every step is in the
+    node has taken the step before, since the server needs all of them
+    (the rule of :class:`skfed._pending.DropWait`, which schedules each
+    exchange).  The exchanges run side by side.  Without drops every step is in the
     join's first round, as one exchange; under drops the same messages take
     more rounds, and what they decide (the gate, the rehearsed scales) does
     not change: the server waits for every node.  A straggler finishes (a
@@ -319,14 +321,16 @@ class FittedExchange:
     """
 
     def __init__(self):
-        self._exchanges = []  # [steps, index of the current step, nodes still to take it]
+        self._exchanges = []  # (steps, their DropWait: skfed._pending)
         self._recorded = []
 
     def add(self, steps):
         """Add an exchange (its steps; nothing when empty)."""
         steps = [step for step in steps if len(step)]
         if steps:
-            self._exchanges.append([steps, 0, _step_nodes(steps[0])])
+            # each message waits for its fitted node (sender or receiver)
+            self._exchanges.append((steps, DropWait(
+                [np.concatenate([nodes for _, nodes, _ in step]) for step in steps])))
 
     def broadcast_from_server(self, receivers, payloads):
         """Record the server's messages to ``receivers`` (the counter's call)."""
@@ -346,37 +350,26 @@ class FittedExchange:
     @property
     def pending(self):
         """The fitted nodes that still have a message to take."""
-        left = [ex[2] for ex in self._exchanges if ex[1] < len(ex[0])]
+        left = [wait.waiting for _, wait in self._exchanges if not wait.complete]
         return np.unique(np.concatenate(left)) if left else np.zeros(0, dtype=np.intp)
 
     def take_round(self, counter, active):
         """Count on ``counter`` the messages of the round whose draws are
         ``active`` (by node of the join's network); return whether every
         exchange is complete."""
-        for ex in self._exchanges:
-            steps = ex[0]
-            while ex[1] < len(steps):
-                todo = ex[2]
-                now = todo[active[todo]]
-                for kind, nodes, payloads in steps[ex[1]]:
-                    sel = np.isin(nodes, now)
-                    if sel.any():
+        for steps, wait in self._exchanges:
+            for step, sent in wait.take(active):
+                start = 0
+                for kind, nodes, payloads in steps[step]:
+                    # the step's messages, part after part (sent: ascending)
+                    part = sent[(sent >= start) & (sent < start + len(nodes))] - start
+                    start += len(nodes)
+                    if part.size:
                         send = (counter.gather_to_server if kind == "up"
                                 else counter.broadcast_from_server)
-                        send(np.ascontiguousarray(nodes[sel]),
-                             np.ascontiguousarray(payloads[sel]))
-                ex[2] = todo[~active[todo]]
-                if len(ex[2]):
-                    break
-                ex[1] += 1
-                if ex[1] < len(steps):
-                    ex[2] = _step_nodes(steps[ex[1]])
-        return all(ex[1] == len(ex[0]) for ex in self._exchanges)
-
-
-def _step_nodes(step):
-    """The nodes of a step's messages (sorted, once each)."""
-    return np.unique(np.concatenate([nodes for _, nodes, _ in step])).astype(np.intp)
+                        send(np.ascontiguousarray(nodes[part]),
+                             np.ascontiguousarray(payloads[part]))
+        return all(wait.complete for _, wait in self._exchanges)
 
 
 def _exchange_bytes(n, n_features, n_problems, d, float_bytes, header_bytes):

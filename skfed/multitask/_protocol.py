@@ -133,6 +133,7 @@ from sklearn.utils import check_random_state
 from .._base import check_network_faults, node_seeds
 from .._class_vote import server_tally
 from .._core._multitask_fast import Multinomial, problem_gap_terms
+from .._pending import DropWait
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import (
@@ -378,12 +379,25 @@ class _RoundProtocol:
         active_mask, work = self.faults.next()
         return active_mask, work, np.flatnonzero(active_mask).astype(np.intp)
 
+    def setup_wait(self):
+        """The setup still owed as a :class:`skfed._pending.DropWait`: step
+        0, each node's setup up; step 1, once the server holds them all,
+        its setup down (the nodes whose ``setup_up`` / ``setup_down`` are
+        not 0, read afresh: what is owed changes between round loops)."""
+        return DropWait([np.flatnonzero(self.setup_up > 0), np.flatnonzero(self.setup_down > 0)])
+
     def setup_waits(self, active):
         """Whether the W-steps still wait, after the round whose nodes up
         are ``active``, for a node's setup message up (see :meth:`count_setup`)."""
-        owing = self.setup_up > 0
-        owing[active] = False
-        return bool(owing.any())
+        wait = self.setup_wait()
+        wait.take(self._up_mask(active))
+        return wait.step == 0
+
+    def _up_mask(self, active):
+        """The nodes ``active`` as a mask of the fit's nodes."""
+        mask = np.zeros(self.m, dtype=bool)
+        mask[active] = True
+        return mask
 
     def count_setup(self, active):
         """The setup messages of the round whose nodes up are ``active``;
@@ -403,21 +417,23 @@ class _RoundProtocol:
         W-step messages), or with the final delivery (:meth:`count_final`).
         Without drops all of it is in the first round.  Each message is
         counted once, also when one fit runs several round loops (the
-        shared model's share selection).
+        shared model's share selection).  The schedule is
+        :class:`skfed._pending.DropWait`'s (:meth:`setup_wait`).
         """
-        up, down = self.setup_up, self.setup_down
-        waits = self.setup_waits(active)
-        sending = active[up[active] > 0]
-        if sending.size:
-            self.counter.gather_to_server(sending, up[sending])
-            up[sending] = 0
-        if waits:
+        wait = self.setup_wait()
+        if wait.complete:
+            return active
+        for step, sent in wait.take(self._up_mask(active)):
+            nodes = wait.nodes(step)[sent]
+            if nodes.size:
+                owed = self.setup_up if step == 0 else self.setup_down
+                send = (self.counter.gather_to_server if step == 0
+                        else self.counter.broadcast_from_server)
+                send(nodes, owed[nodes])
+                owed[nodes] = 0
+        if wait.step == 0:  # a setup up still missing: no W-step
             self.rounds_waited += 1
             return active[:0]
-        receiving = active[down[active] > 0]
-        if receiving.size:
-            self.counter.broadcast_from_server(receiving, down[receiving])
-            down[receiving] = 0
         return active
 
     def setup_note(self):
