@@ -19,12 +19,11 @@ def working_dtype(estimator, dtype):
     np.float64``: the boosting family (Dada, Perso-lin; its float32 fits
     give its float64 fits' models on data whose squares overflow float32,
     tests/test_review35_mass_and_magnitude.py).  The others keep the data's
-    own dtype: the kernel learners square float32 data in float32 (their
-    kernels; measured: other decision values past float32's bound,
-    tests/test_small36_float32_bounds.py); MOCHA, the support family and
-    LocalEstimator's wrapped estimator keep float32 data in float32 and are
-    not audited (small36: no breakage measured on a few float32 arrays
-    past the bound, which proves nothing).
+    own dtype: the kernel learners and MOCHA's kernel modes square float32
+    data in float32 (kernel and Gram matrices; measured: other decision
+    values past float32's bound, tests/test_small36_float32_bounds.py);
+    the support family and LocalEstimator's wrapped estimator keep float32
+    data in float32 and are not audited.
 
     Examples
     --------

@@ -9,9 +9,11 @@ predictions (tests/test_review35_mass_and_magnitude.py).  The kernel
 learners square float32 data in float32 (kernels in the fit's dtype) and
 keep float32's bounds: checked against what the refusal protects, the
 float32 fit with the check bypassed gives other decision values than the
-float64 fit of the same arrays.  (The other families keep their data's
-dtype as working dtype until audited: see the module docstring of
-skfed/_magnitude.py's ``working_dtype``.)
+float64 fit of the same arrays.  So does MOCHA in its kernel modes (its
+kernel matrices and landmark kernels in X's dtype): its float32 fit past
+the bound moves 20 % from the float64 fit, at unit scale 1e-7.  (The
+support family and LocalEstimator keep their data's dtype as working
+dtype, not audited: see ``skfed._magnitude.working_dtype``.)
 
 And data cast to a kernel learner's float32 after the check (``partial_fit``
 and ``add_nodes`` with float64 X on a float32 fit) are checked against
@@ -29,6 +31,7 @@ import skfed.online._classes as online_classes
 from skfed import (
     DecentralizedBoostingClassifier,
     DecentralizedKernelSGDClassifier,
+    FederatedMultiTaskClassifier,
     PersonalizedLinearClassifier,
 )
 from skfed._magnitude import working_dtype
@@ -58,6 +61,7 @@ def test_working_dtypes():
     assert working_dtype(DecentralizedBoostingClassifier(), f32) == np.float64
     assert working_dtype(PersonalizedLinearClassifier(), f32) == np.float64
     assert working_dtype(DecentralizedKernelSGDClassifier(), f32) == np.float32
+    assert working_dtype(FederatedMultiTaskClassifier(), f32) == np.float32
     assert working_dtype(DecentralizedBoostingClassifier(), np.float64) == np.float64
 
 
@@ -91,6 +95,24 @@ def test_kernel_learner_keeps_float32s_row_norm_bound(monkeypatch):
     est, _ = _quiet_fit(DecentralizedKernelSGDClassifier(random_state=0), X32, y, groups=g)
     got = est.decision_function(X32, groups=g)
     assert not np.allclose(got, expected, rtol=1e-3, equal_nan=False)
+
+
+@pytest.mark.parametrize("scale, refused", [(3.0, False), (3e18, True)])
+def test_mocha_kernel_mode_keeps_float32s_row_norm_bound(scale, refused, monkeypatch):
+    X, y, g = _data(n_features=400)
+    X32 = (X * scale).astype(np.float32)      # row norms 65 scale / 3
+    params = {"kernel": "rbf", "approximation": None, "gamma": 1.0 / (400 * scale**2),
+              "max_rounds": 20, "random_state": 0}
+    ref = FederatedMultiTaskClassifier(**params).fit(X32.astype(np.float64), y, groups=g)
+    expected = ref.decision_function(X32.astype(np.float64), groups=g)
+    if refused:
+        with pytest.raises(ValueError, match=r"X holds a row of norm .* overflows float32"):
+            FederatedMultiTaskClassifier(**params).fit(X32, y, groups=g)
+        _bypassed(monkeypatch)
+    est, _ = _quiet_fit(FederatedMultiTaskClassifier(**params), X32, y, groups=g)
+    moved = np.abs(est.decision_function(X32, groups=g) - expected).max() / np.abs(expected).max()
+    # float32 rounding at unit scale; the overflowing Gram matrix past the bound
+    assert (moved > 0.05) if refused else (moved < 1e-5)
 
 
 @pytest.mark.parametrize("call", ["partial_fit", "add_nodes"])
