@@ -69,7 +69,8 @@ from ._compat import (
 from ._join_common import pad_log  # (re-exported: the online learner's logs)
 from ._join_params import record_join_params
 from ._magnitude import (  # (re-exported: check_C_weight, largest_row_norm, MAX_C_WEIGHT)
-    MAX_C_WEIGHT, check_C_weight, check_magnitude, check_weighted_squares, largest_row_norm)  # noqa: F401
+    MAX_C_WEIGHT, check_C_weight, check_magnitude, check_weighted_squares, largest_row_norm,  # noqa: F401
+    working_dtype)
 from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
     _check_label_kinds,  # noqa: F401
     _kinds_text,
@@ -237,7 +238,7 @@ def check_network_faults(estimator, network, unsupported):
             )
 
 
-def check_sample_weight(sample_weight, X, *, dtype=None, **options):
+def check_sample_weight(sample_weight, X, *, dtype=None, working=None, **options):
     """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
 
     The one check every skfed estimator applies (through
@@ -253,6 +254,9 @@ def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     X : array-like of shape (n_samples, n_features)
     dtype : dtype, default=None
         Of the returned weights (float64 when None).
+    working : dtype, default=None
+        The dtype the estimator squares them in (``_magnitude.working_dtype``);
+        None: ``dtype``.
     **options : for ``_compat._check_sample_weight`` (``allow_all_zero_weights``).
 
     Returns
@@ -260,7 +264,7 @@ def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     sample_weight : ndarray of shape (n_samples,)
     """
     sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **options)
-    check_magnitude(sample_weight, "sample_weight")
+    check_magnitude(sample_weight, "sample_weight", working)
     check_weighted_squares(sample_weight, X)
     negative = np.flatnonzero(sample_weight < 0)
     if negative.size:
@@ -688,7 +692,8 @@ class FederatedMixin(DocLinkMixin):
             if y is not None:
                 y = _check_y(y, multi_output=multi_output, y_numeric=y_numeric)
                 check_consistent_length(X_features, y)
-        check_magnitude(X_features, "X")
+        working = working_dtype(self, X_features.dtype)
+        check_magnitude(X_features, "X", working)
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:
@@ -712,7 +717,8 @@ class FederatedMixin(DocLinkMixin):
                 ) from exc
         self._fitted_with_groups = groups is not None
         if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
+            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
+                                                working=working)
         layout = NodeLayout(codes, len(self.nodes_), counts=counts)
         record_join_params(self)  # what add_nodes must find unchanged
         return X_features, y, sample_weight, layout

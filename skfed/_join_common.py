@@ -102,6 +102,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         check_magnitude,
         check_node_weights,
         check_sample_weight,
+        working_dtype,
     )
 
     if "nodes_" not in vars(est) or hasattr(est, "__sklearn_is_fitted__"):
@@ -127,7 +128,9 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
             plain = validate_data(est, X_features, y, reset=False,
                                   y_numeric=y_numeric, **check_params)
         X_features, y = plain
-    check_magnitude(X_features, "X")
+    stored = getattr(est, "_dtype", None)  # (the online learners' fit dtype: X is cast to it)
+    working = working_dtype(est, X_features.dtype if stored is None else stored)
+    check_magnitude(X_features, "X", working)
     n_samples = X_features.shape[0]
     groups = est._resolve_groups(groups, column_groups, n_samples)
     if groups is None:
@@ -169,6 +172,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         X_features = X_features.astype(dtype)
     if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
         sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
+                                            working=working,
                                             allow_all_zero_weights=True)  # (named below)
         check_node_weights(est, codes, sample_weight, labels=new_labels, why=" that joins")
     return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))

@@ -11,8 +11,35 @@ import numpy as np
 from scipy import sparse
 
 
-def check_magnitude(values, name):
-    """Refuse finite values whose squares overflow their dtype.
+def working_dtype(estimator, dtype):
+    """The dtype in which ``estimator`` squares data held in ``dtype``.
+
+    An estimator class that computes every square, norm and weighted sum of
+    its inputs in float64 whatever their dtype sets ``_squares_dtype =
+    np.float64``: the boosting family (Dada, Perso-lin; its float32 fits
+    give its float64 fits' models on data whose squares overflow float32,
+    tests/test_review35_mass_and_magnitude.py).  The others keep the data's
+    own dtype: the kernel learners and MOCHA's kernel modes square float32
+    data in float32 (kernel and Gram matrices; measured: other decision
+    values past float32's bound, tests/test_small36_float32_bounds.py);
+    the support family and LocalEstimator's wrapped estimator keep float32
+    data in float32 and are not audited.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed._magnitude import working_dtype
+    >>> class Float64Squares:
+    ...     _squares_dtype = np.float64
+    >>> working_dtype(Float64Squares(), np.float32), working_dtype(object(), np.float32)
+    (dtype('float64'), dtype('float32'))
+    """
+    own = getattr(estimator, "_squares_dtype", None)
+    return np.dtype(dtype) if own is None else np.promote_types(own, dtype)
+
+
+def check_magnitude(values, name, working=None):
+    """Refuse finite values whose squares overflow the dtype they are squared in.
 
     Every estimator squares its features (norms, kernels, Gram matrices) and
     multiplies them by weights: a value above ``sqrt(finfo(dtype).max)``
@@ -26,6 +53,9 @@ def check_magnitude(values, name):
         Finite values (checked by ``check_array`` before).
     name : str
         The parameter named in the error (``"X"``, ``"sample_weight"``).
+    working : dtype, default=None
+        The dtype the estimator squares them in (:func:`working_dtype`);
+        None: their own.
 
     Examples
     --------
@@ -41,11 +71,12 @@ def check_magnitude(values, name):
     if data.size == 0 or not np.issubdtype(data.dtype, np.floating):
         return
     largest = _largest_magnitude(data)
-    limit = float(np.sqrt(np.finfo(data.dtype).max))
+    working = data.dtype if working is None else np.dtype(working)
+    limit = float(np.sqrt(np.finfo(working).max))
     if largest > limit:
         raise ValueError(
             f"{name} holds a value of magnitude {largest:.3g}, whose square overflows "
-            f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler for "
+            f"{working} (above {limit:.3g}); rescale it (e.g. StandardScaler for "
             "features).")
     if getattr(values, "ndim", 1) == 2 and largest * np.sqrt(values.shape[1]) > limit:
         # rows are squared and summed (norms, kernels, Gram matrices); a row's
@@ -54,7 +85,7 @@ def check_magnitude(values, name):
         if norm > limit:
             raise ValueError(
                 f"{name} holds a row of norm {norm:.3g}, whose square overflows "
-                f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler "
+                f"{working} (above {limit:.3g}); rescale it (e.g. StandardScaler "
                 "for features).")
 
 

@@ -6,12 +6,16 @@
   confidence NaN (``min(max, 4 x median)`` of NaN).  Fixed in
   ``agreed_max_mass`` (NaN reports count as absent): the tests below fail
   before it.
-* ``check_magnitude`` sizes its bounds on X's dtype: float32 features whose
+* ``check_magnitude`` sized its bounds on X's dtype: float32 features whose
   value or row norm is above ``sqrt(finfo(float32).max) = 1.84e19``, and
-  float32 fits with a sample_weight above it, are refused ("whose square
+  float32 fits with a sample_weight above it, were refused ("whose square
   overflows float32"), although the same arrays in float64 fit, and the
   float32 fit with the check bypassed gives the float64 fit's predictions
-  (Dada on these arrays: the bound protects nothing there).  Strict xfails.
+  (Dada on these arrays: the bound protected nothing there).  Fixed by
+  small36: the bounds are the estimator's working dtype's
+  (``skfed._magnitude.working_dtype``; the boosting family squares in
+  float64); tests/test_small36_float32_bounds.py keeps the float32 bounds
+  of the families that square in float32.
 """
 
 import numpy as np
@@ -92,12 +96,6 @@ def test_float32_magnitude_controls(case, monkeypatch):
             X64 * np.array([1.0, -1.0]), np.arange(8) % 2, groups=np.arange(8) // 4)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review35: check_magnitude bounds float32 X (values, row norms) and sample_weight "
-    "at sqrt(finfo(float32).max) = 1.84e19 ('whose square overflows float32') although "
-    "the same arrays fit in float64 and, with the check bypassed, in float32 with the "
-    "same predictions (skfed/_magnitude.py check_magnitude 'limit' from X's dtype; "
-    "skfed/_base.py:262 sample_weight in X's dtype)"))
 @pytest.mark.parametrize("case", _float32_cases(), ids=lambda c: c[0])
 def test_float32_data_within_float64_bounds_fit(case):
     _, X32, y, g, sw = case

@@ -52,6 +52,12 @@ def check_node_mass(mass, labels):
 class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstimator):
     """Shared driver: validation, one-vs-rest labels, graph, alternation."""
 
+    # float32 X stays float32, but every square, norm and weighted sum of it
+    # (relevance votes, preconditioners, Lipschitz bounds, row norms,
+    # scatters) is computed in float64: the magnitude bounds are float64's
+    # (skfed._magnitude.working_dtype)
+    _squares_dtype = np.float64
+
     # what a join reads besides _join_params.JOIN_FIXED_PARAMS (Perso-lin's l2
     # term, Dada's Frank-Wolfe radius, the graph objective's and the fit's
     # schedule): add_nodes refuses them changed since fit

@@ -315,7 +315,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
                 raise ValueError(
                     f"X has {X_features.shape[0]} samples but y has {len(y)}."
                 )
-        check_magnitude(X_features, "X")
+        check_magnitude(X_features, "X", self._dtype)  # (cast to the fit's dtype below)
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:

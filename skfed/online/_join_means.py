@@ -20,7 +20,8 @@ any one node; they reach a newcomer in counted messages only:
    (earlier newcomers: their sizes are in no sum) each send node 0 their
    dictionary size and stream bytes (two float64, one message each) before
    a join reads the means (:func:`report_late`); reliable, as the fit's
-   setup exchanges (no drop draw).  A stream's fitted nodes that stepped
+   setup exchanges (no drop draw).  Node 0 keeps them: a later join hears
+   a newcomer again only if its values changed since it reported.  A stream's fitted nodes that stepped
    since the last round are counted as of that round.
 3. **Join.**  Node 0 sends every newcomer the two means
    (:data:`JOIN_MEANS_BYTES`, in step 1's first round), and every newcomer
@@ -73,17 +74,31 @@ def held_sums(est, component):
 def report_late(est, sim, n_old):
     """Step 2: the nodes that joined since node 0's sums send it their two
     values; returns ``(n_counted, size_sum, bytes_sum)`` node 0 then holds,
-    or None when it holds nothing (fitted before these sums existed)."""
+    or None when it holds nothing (fitted before these sums existed).
+
+    Node 0 keeps what each reported (``_join_late``, until the next round's
+    sums replace them): a newcomer reports once, and again only when its
+    values changed since (it stepped in a ``partial_fit`` without a round).
+    """
     held = getattr(est, "_join_sums", None)
     if held is None:
         return None
     n_covered, n_tree, size_sum, bytes_sum = held
     late = np.arange(n_covered, n_old, dtype=np.intp)
     if len(late):
-        sim.counter.send_pairs(late, np.zeros(len(late), np.intp),
-                               np.full(len(late), TREE_SUMS_BYTES, np.int64))
-        size_sum += float(np.asarray(est._sizes[late], dtype=np.float64).sum())
-        bytes_sum += float(stream_bytes(est, n_old)[late].sum())
+        sizes = np.asarray(est._sizes[late], dtype=np.float64)
+        sent = stream_bytes(est, n_old)[late]
+        reported = getattr(est, "_join_late", None)
+        changed = np.ones(len(late), dtype=bool)
+        if reported is not None and reported[0] == held:
+            m = min(len(reported[1]), len(late))
+            changed[:m] = (sizes[:m] != reported[1][:m]) | (sent[:m] != reported[2][:m])
+        reporting = late[changed]
+        sim.counter.send_pairs(reporting, np.zeros(len(reporting), np.intp),
+                               np.full(len(reporting), TREE_SUMS_BYTES, np.int64))
+        est._join_late = (held, sizes, sent)
+        size_sum += float(sizes.sum())
+        bytes_sum += float(sent.sum())
     return n_tree + len(late), size_sum, bytes_sum
 
 
