@@ -15,11 +15,12 @@ delivery.  Reference: the per-round bytes of the setup rounds in closed
 form from the fit's own draws (recorded as they are made), and for the
 W-step rounds a fit with ``gamma`` given (no setup exchange) on the same
 draws from the first W-step round on: the same models, its bytes plus the
-setup downs.  Without drops the fits are main's (bytes per round and a
-hash of the decision values, asserted as main's numbers).
+setup downs.  Without drops the fits are main's (bytes per round, and the
+decision values' mean, mean absolute value, first and last entry to 1e-8:
+a hash of them differed between CPUs, whose BLAS kernels move the values
+by about 1e-13).
 """
 
-import hashlib
 import unittest.mock as mock
 import warnings
 
@@ -59,24 +60,26 @@ CONFIGS = {
 }
 
 # main (7781cb8 .. fc96aa9) without drops: n_bytes_sent_, bytes_per_round_,
-# hash of the decision values.
+# the decision values' mean, mean |.|, first and last entry (to 1e-8).
 MAIN = {
-    "rff-auto": (11118, [1812, 1146, 2010, 2010, 2010, 2130], "77b7aaf1c5c14d9e"),
+    "rff-auto": (11118, [1812, 1146, 2010, 2010, 2010, 2130],
+                 (-0.731508596, 1.3533099324, 0.5002712058, -1.6490700676)),
     "rff-learn": (31080, [2604, 2364, 2316, 2412, 2412, 2412, 2412, 2412, 2412, 9324],
-                  "19ae40526b6fa5ea"),
+                  (-0.7965710703, 1.5908893604, 0.3176089684, -2.2629653962)),
     "nystroem-learn": (13788, [5004, 924, 876, 972, 972, 972, 972, 972, 2124],
-                       "d7eaa5ab353db7e4"),
+                       (-0.8488038902, 1.5194378384, 0.4546324413, -2.2312656082)),
     "kmeans-learn": (11964, [4332, 828, 780, 876, 876, 876, 876, 876, 1644],
-                     "cddb85ea3a1afb7a"),
+                     (-0.8482448042, 1.4703181658, 0.7195769409, -2.2638080123)),
     "exact-learn": (147936, [49056, 14112, 14112, 14112, 14112, 14112, 14112, 14208],
-                    "d3cb1341100284ea"),
-    "warm-linear": (2232, [1068, 1164], "68b336522c409be5"),
+                    (-0.827404229, 1.6080659059, 0.7720993041, -2.2554752683)),
+    "warm-linear": (2232, [1068, 1164],
+                    (-1.3069941454, 3.0142898401, 6.0220273514, -3.3645452123)),
 }
 
 
-def _hash(est, X, g):
-    dec = np.ascontiguousarray(est.decision_function(X, groups=g), dtype=np.float64)
-    return hashlib.sha256(dec.tobytes()).hexdigest()[:16]
+def _summary(est, X, g):
+    dec = np.asarray(est.decision_function(X, groups=g), dtype=np.float64).ravel()
+    return np.array([dec.mean(), np.abs(dec).mean(), dec[0], dec[-1]])
 
 
 def _recorded(fit):
@@ -141,10 +144,10 @@ def _setup_sizes(est, name):
 @pytest.mark.parametrize("name", sorted(MAIN))
 def test_without_drops_the_fit_is_mains(name):
     est, X, _, g, _ = _fit(name, 0.0)
-    total, per_round, digest = MAIN[name]
+    total, per_round, summary = MAIN[name]
     assert est.n_bytes_sent_ == total
     assert [int(b) for b in est.bytes_per_round_] == per_round
-    assert _hash(est, X, g) == digest
+    np.testing.assert_allclose(_summary(est, X, g), summary, rtol=0, atol=1e-8)
 
 
 @pytest.mark.parametrize("name", ["rff-auto", "rff-learn", "nystroem-learn", "kmeans-learn",
