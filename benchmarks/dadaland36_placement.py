@@ -54,7 +54,7 @@ to a node), ``vote`` (each row votes for its 5 nearest nodes), ``winsor``
 
     python benchmarks/dadaland36_placement.py --seeds 0,1,2,3,4,5 --variants range,quantile,trim,normal
     python benchmarks/dadaland36_placement.py --seeds 0,1,2,3,4,5 \
-        --variants beta=1,beta=1.5,beta=2,beta=1.5+mu=6,n_estimators=100,n_estimators=400
+        --variants beta=1,beta=1.5,beta=2,beta=1.5+mu=6,mu=6,mu=10,n_estimators=100,n_estimators=400
     python benchmarks/dadaland36_placement.py --seeds 6,7,8,9,10,11 --variants range,beta=1.5,beta=2,beta=1.5+mu=6
     python benchmarks/dadaland36_placement.py --datasets moons,related-alike,related-clustered,\
         related-small,related-wide,related-narrow --seeds 0,1,2 --variants range,beta=1.5+mu=6
@@ -76,6 +76,8 @@ new_nodes.py's better baseline on the same arrays)::
     beta=1.5          93.81 / 93.80 / 93.94  94.09 / 93.87 / 93.66  94.15 / 94.22 / 94.25
     beta=2            93.84 / 93.79 / 93.95  93.97 / 93.86 / 93.71  93.93 / 94.12 / 94.37
     beta=1.5+mu=6     93.87 / 93.83 / 93.96  94.11 / 94.01 / 93.77  94.15 / 94.26 / 94.31
+    mu=6              93.40 / 93.39 / 93.70  93.93 / 93.84 / 93.70  -
+    mu=10             93.65 / 93.64 / 93.76  93.63 / 93.40 / 93.52  -
     Global (SVC)      93.81 / 93.77 / 93.78  93.48 / 93.45 / 93.42  94.51 / 94.52 / 94.50
 
 Stumps in the body lose: ``quantile`` -1.35 / -1.23 at k = 5 / 10 on seeds
@@ -92,7 +94,8 @@ A smaller radius is the one change that lifts every Landmine block:
 ``beta=1.5+mu=6`` +0.09 / +0.09 / +0.07 on seeds 0-2 (above pooled SVC at
 every k: +0.06 / +0.06 / +0.18), +0.30 / +0.18 / +0.14 on 3-5, +0.11 /
 +0.15 / +0.02 on 6-11 (seed 7, k = 5: 92.15 -> 92.75; still 0.36 / 0.26 /
-0.19 under SVC there).  But it is a fit setting, and it loses the held-out
+0.19 under SVC there); the coupling alone (``mu=6`` or ``10`` at ``beta =
+3``) loses up to 0.43 on seeds 0-2.  But it is a fit setting, and it loses the held-out
 families' joins (seeds 0-2, k = 5 / 10 / 20, ``range`` -> ``beta=1.5+mu=6``)::
 
     moons               72.54 / 77.02 / 82.12  ->  72.75 / 76.00 / 79.05
