@@ -95,7 +95,7 @@ A smaller radius is the one change that lifts every Landmine block:
 every k: +0.06 / +0.06 / +0.18), +0.30 / +0.18 / +0.14 on 3-5, +0.11 /
 +0.15 / +0.02 on 6-11 (seed 7, k = 5: 92.15 -> 92.75; still 0.36 / 0.26 /
 0.19 under SVC there); the coupling alone (``mu=6`` or ``10`` at ``beta =
-3``) loses up to 0.43 on seeds 0-2.  But it is a fit setting, and it loses the held-out
+3``) loses up to 0.38 on seeds 0-2.  But it is a fit setting, and it loses the held-out
 families' joins (seeds 0-2, k = 5 / 10 / 20, ``range`` -> ``beta=1.5+mu=6``)::
 
     moons               72.54 / 77.02 / 82.12  ->  72.75 / 76.00 / 79.05
