@@ -85,9 +85,8 @@ Stumps in the body lose: ``quantile`` -1.35 / -1.23 at k = 5 / 10 on seeds
 6 seeds (seeds 1, 2, 4, 5: those newcomers take the graph join); ``trim``
 loses up to 0.94 and closes the gate on seeds 1 and 4; ``normal``, the
 mildest, loses 0.11 / 0.09 on seeds 0-2 at k = 5 / 10 and 0.15 on seeds
-3-5 at k = 10.  The tail stumps are
-not only the bursts' carriers: they are where Dada's right positives come
-from on seeds 0-5.  The stump count moves rows by -0.14..+0.30 with no
+3-5 at k = 10.  The tail stumps are not only the bursts' carriers: they
+are where Dada's right positives come from on seeds 0-5.  The stump count moves rows by -0.14..+0.30 with no
 sign that holds over both blocks.
 
 A smaller radius is the one change that lifts every Landmine block:
@@ -95,8 +94,9 @@ A smaller radius is the one change that lifts every Landmine block:
 every k: +0.06 / +0.06 / +0.18), +0.30 / +0.18 / +0.14 on 3-5, +0.11 /
 +0.15 / +0.02 on 6-11 (seed 7, k = 5: 92.15 -> 92.75; still 0.36 / 0.26 /
 0.19 under SVC there); the coupling alone (``mu=6`` or ``10`` at ``beta =
-3``) loses up to 0.38 on seeds 0-2.  But it is a fit setting, and it loses the held-out
-families' joins (seeds 0-2, k = 5 / 10 / 20, ``range`` -> ``beta=1.5+mu=6``)::
+3``) loses up to 0.38 on seeds 0-2.  But it is a fit setting, and it loses
+the held-out families' joins (seeds 0-2, k = 5 / 10 / 20, ``range`` ->
+``beta=1.5+mu=6``)::
 
     moons               72.54 / 77.02 / 82.12  ->  72.75 / 76.00 / 79.05
     related-alike       72.96 / 74.76 / 75.94  ->  71.00 / 72.29 / 74.00
