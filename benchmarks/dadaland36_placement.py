@@ -122,7 +122,8 @@ samples; join bytes over the refit's)::
                    seeds 3-5  94.11 / 94.01 / 93.77  93.47 / 93.58 / 93.43  0.0038 / 0.0050 / 0.0054
                    6-11       94.15 / 94.26 / 94.31  94.20 / 94.08 / 94.31  0.0030 / 0.0044 / 0.0062
 
-so under it the joins stay at or above their own refits, for fewer bytes.
+so under it the joins stay within 0.05 of their own refits or above them,
+for fewer bytes.
 
 Neighbours chosen by the newcomer's own labels (``--select``)::
 
