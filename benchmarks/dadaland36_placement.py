@@ -97,7 +97,8 @@ A smaller radius is the one change that lifts every Landmine block:
 ``beta=1.5+mu=6`` +0.09 / +0.09 / +0.07 on seeds 0-2 (above pooled SVC at
 every k: +0.06 / +0.06 / +0.18), +0.30 / +0.18 / +0.14 on 3-5, +0.11 /
 +0.15 / +0.02 on 6-11 (seed 7, k = 5: 92.15 -> 92.75; still 0.36 / 0.26 /
-0.19 under SVC there); the coupling alone (``mu=6`` or ``10`` at ``beta =
+0.19 under SVC there; paired over seeds 0-11 the gain is +0.15 / +0.14 /
++0.06, t 2.2 / 2.1 / 0.9); the coupling alone (``mu=6`` or ``10`` at ``beta =
 3``) loses up to 0.38 on seeds 0-2.  But it is a fit setting, and it loses
 the held-out families' joins (seeds 0-2, k = 5 / 10 / 20, ``range`` ->
 ``beta=1.5+mu=6``)::
