@@ -37,12 +37,16 @@ Results
 
 import argparse
 import copy
+import glob
 import json
+import re
 import warnings
+from collections import defaultdict
 
 import new_nodes as nn
 import numpy as np
 from new_nodes_mocha_seeds import forced_join
+from scipy.stats import spearmanr
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
@@ -61,7 +65,7 @@ def run(name, seed, ks, out, dump=None):
     data = nn.load(name, seed)
     X, y, groups, task = data[:4]
     extra = data[4] if len(data) > 4 else None
-    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    fit_rows, _, order = nn.split(X, y, groups, seed, extra)
     est = nn.make_estimator("mocha", task, seed)
     est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
     pos = est.classes_[-1]
@@ -140,7 +144,10 @@ def run(name, seed, ks, out, dump=None):
 
 
 def summary(paths):
-    rows = [json.loads(line) for p in paths.split(",") for line in open(p)]
+    rows = []
+    for p in paths.split(","):
+        with open(p) as fh:
+            rows += [json.loads(line) for line in fh]
     blocks = sorted({(r["k"], r["seed"] // 3) for r in rows})
     keys = sorted({key for r in rows for key in r["correct"]})
     for k, b in blocks:
@@ -155,6 +162,92 @@ def summary(paths):
             print(f"  {key:11s} {np.mean(acc):6.2f}  (" + " / ".join(f"{a:.2f}" for a in acc) + ")")
 
 
+def _dumps(prefix):
+    for fn in sorted(glob.glob(f"{prefix}_har_s*_k*_n*.npz")):
+        seed, k, node = map(int, re.findall(r"_s(\d+)_k(\d+)_n(\d+)\.npz$", fn)[0])
+        yield seed, k, node, np.load(fn)
+
+
+def rules(prefix):
+    """Newcomer-local rules scored from the dumps (no refit): each rule
+    gives a newcomer's decision values on its test rows from what it holds
+    (its ``k`` labels, their loss under each fitted model, its ``k``
+    feature vectors) and the candidates' decision values."""
+    res = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    rank = defaultdict(list)
+    for seed, k, node, d in _dumps(prefix):
+        yt, yk, Ft = d["y_test"], d["y_k"].astype(float), d["F_test"]
+        sign = 2.0 * yk - 1.0
+        loss = np.logaddexp(0.0, -sign * d["F_k"]).sum(axis=1)  # per fitted model
+        order = np.argsort(loss, kind="stable")
+        join, s0 = d["join_test"], np.where(d["s0_test"], 1.0, -1.0)
+        minority = min(yk.sum(), len(yk) - yk.sum())
+        acc = np.mean((Ft > 0) == yt[None], axis=1)
+        rho = spearmanr(loss, -acc).correlation
+        rank[k].append(0.0 if np.isnan(rho) else rho)
+        margin = np.min(np.abs(d["F_k"].mean(axis=0)))
+        spread = d["node_means"].std(axis=0) + 1e-12
+        near = np.argsort((((d["node_means"] - d["X_k"].mean(axis=0)) / spread) ** 2).sum(axis=1))
+
+        def add(rule, f, cell=(seed, k), yt=yt):
+            r = res[rule][cell]
+            r[0] += int(np.sum((f > 0) == yt))
+            r[1] += len(yt)
+        add("join", join)
+        add("s0 (centre alone)", s0)
+        add("node-fit (top1)", Ft[order[0]])
+        add("top3", Ft[order[:3]].mean(axis=0))
+        for tau in (1, 4):
+            w = np.exp(-tau * (loss - loss.min()))
+            add(f"post{tau}", (w / w.sum()) @ Ft)
+        add("feat5", Ft[near[:5]].mean(axis=0))
+        add("minority>=1: top1", Ft[order[0]] if minority >= 1 else join)
+        add("minority>=1: top3", Ft[order[:3]].mean(axis=0) if minority >= 1 else join)
+        add("minority<=1: s0", s0 if minority <= 1 else join)
+        add("margin>1: s0", s0 if margin > 1 else join)
+    ks = sorted({k for rule in res for _, k in res[rule]})
+    for k in ks:
+        print(f"k = {k}: seeds 0-2 | 3-5 | 6-8 (mean over the seeds of the accuracy on "
+              "every newcomer's test rows)")
+        for rule in res:
+            cells = []
+            for block in ((0, 1, 2), (3, 4, 5), (6, 7, 8)):
+                acc = [100 * res[rule][(s, k)][0] / res[rule][(s, k)][1]
+                       for s in block if (s, k) in res[rule]]
+                cells.append(f"{np.mean(acc):6.2f}" if acc else "     -")
+            print(f"  {rule:20s} " + " | ".join(cells))
+        print(f"  rank correlation of the k-sample loss with the test error over the fitted "
+              f"models: median {np.median(rank[k]):.2f}, mean {np.mean(rank[k]):.2f} "
+              f"({len(rank[k])} newcomers)")
+
+
+def activities(prefix, seeds, k):
+    """Per newcomer: the HAR activities of its k samples and the join's and
+    pooled LinearSVC()'s test errors by activity (3 is sitting)."""
+    from skfed.datasets import load_har
+
+    bunch = load_har(task="sitting")
+    act = np.asarray(bunch.activity)
+    X, y, groups, _ = nn.load("har", 0)
+    for seed in seeds:
+        fit_rows, _, order = nn.split(X, y, groups, seed, None)
+        train, test = nn.new_node_rows(order, k)
+        Xp = np.concatenate([X[fit_rows], X[train]])
+        yp = np.concatenate([y[fit_rows], y[train]])
+        lin = LinearSVC().fit(Xp, yp).predict(X[test])
+        gt, gk = groups[test], groups[train]
+        for node in np.unique(gt):
+            m = gt == node
+            d = np.load(f"{prefix}_har_s{seed}_k{k}_n{node}.npz")
+            pj = np.where(d["join_test"] > 0, 1, -1)
+            yt, at = y[test][m], act[test][m]
+            ej = [int(np.sum((pj != yt) & (at == a))) for a in range(6)]
+            el = [int(np.sum((lin[m] != yt) & (at == a))) for a in range(6)]
+            print(f"seed {seed} k {k} node {node:2d}: k-sample activities "
+                  f"{np.bincount(act[train][gk == node], minlength=6).tolist()}, test errors by "
+                  f"activity: join {ej}, LinearSVC {el}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", default="har")
@@ -162,11 +255,22 @@ def main():
     parser.add_argument("--ks", default="5")
     parser.add_argument("--out", default=None)
     parser.add_argument("--summary", default=None)
+    parser.add_argument("--rules", default=None, metavar="PREFIX",
+                        help="score newcomer-local rules from the dumps of --dump PREFIX")
+    parser.add_argument("--activities", default=None, metavar="PREFIX",
+                        help="errors by HAR activity, from the dumps (one k)")
     parser.add_argument("--dump", default=None,
                         help="prefix of one .npz per newcomer: every fitted model's decision values")
     args = parser.parse_args()
     if args.summary:
         summary(args.summary)
+        return
+    if args.rules:
+        rules(args.rules)
+        return
+    if args.activities:
+        with threadpool_limits(1):
+            activities(args.activities, [int(s) for s in args.seeds.split(",")], int(args.ks))
         return
     warnings.simplefilter("ignore", ConvergenceWarning)
     with threadpool_limits(1):
