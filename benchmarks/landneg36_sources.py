@@ -118,10 +118,11 @@ all negative.
 and 2 are printed too; ``one-class``: only for newcomers whose ``k``
 labels are all negative; ``mean with gate shut``: the mean of the two
 joins' models.)  A margin bounds what a threshold built from the fitted
-nodes' class rates can do (rates 0.03-0.09 move a logistic intercept by
-about 0.2 for a newcomer with no positive in 5): none reaches ``SVC()`` at
+nodes' class rates can do (a prior of 20 pseudo-samples at the
+neighbours' rate, 0.03-0.09, and no positive in 5 samples move a logistic
+intercept by 0.23-0.24): none reaches ``SVC()`` at
 ``k = 5`` on seeds 6-11 (best 94.43 / 94.44), and each costs seeds 0-5
-0.1-0.4.
+0.06-0.4 at ``k = 5``.
 
 Conclusion (negative): no rule lands, so nothing in the package changed
 and no held-out family was run.  The fresh-seed misses at ``k = 5`` are
