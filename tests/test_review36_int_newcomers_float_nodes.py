@@ -16,7 +16,11 @@ import warnings
 import numpy as np
 import pytest
 
-from skfed import FederatedMultiTaskClassifier, PersonalizedLinearClassifier
+from skfed import (
+    DecentralizedKernelSGDClassifier,
+    FederatedMultiTaskClassifier,
+    PersonalizedLinearClassifier,
+)
 
 MAKERS = [lambda: FederatedMultiTaskClassifier(random_state=0),
           lambda: PersonalizedLinearClassifier(random_state=0)]
@@ -59,3 +63,18 @@ def test_control_small_int_newcomers_keep_float_nodes(make):
     assert est.nodes_.dtype == np.float64
     assert est.nodes_.tolist() == [0.5, 1.5, 2.5, 7.0, 8.0]
     assert all(np.isfinite(s).all() for s in scores)
+
+
+def test_online_partial_fit_newcomers_stay_apart():
+    # partial_fit with new node ids joins them through the same append
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] > 0).astype(int)
+    gn = np.repeat(np.array([2**53, 2**53 + 1], dtype=np.int64), 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = DecentralizedKernelSGDClassifier(random_state=0).fit(
+            X, y, groups=np.repeat([0.5, 1.5, 2.5], 40))
+        est.partial_fit(X[:40], y[:40], groups=gn)
+    assert est.nodes_.tolist() == [0.5, 1.5, 2.5, 2**53, 2**53 + 1]
+    assert len(est._sizes) == 5
