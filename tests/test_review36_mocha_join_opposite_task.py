@@ -19,7 +19,10 @@ growing.rst goal (join >= max(Global, Local), >= refit - 1) misses by
 join also misses on 2 of the 3 seeds at 20 rows (0.46-0.47 against Local
 0.72-0.91 and a refit 0.75-0.82; at 100 rows 0.90-0.94, Local 0.95-0.99).
 Perso-lin and Dada score 0.00-0.07 there as well, but their refits too
-(0.00-0.06): their fit, not their join.  Strict xfail (the join is
+(0.00-0.06 at 20 rows): their fit, not their join (Perso-lin's refit stays
+at 0.06 with 100 rows and confidence 1, its link weight 0.03: ``mu=1``
+holds it to its neighbour as documented, ``mu / c_k`` sets the pull;
+``mu=0.01`` gives 0.985; Dada's refit reaches 0.86-0.91 with 100 rows).  Strict xfail (the join is
 skfed/multitask/_join*.py, another helper's).
 """
 
