@@ -78,3 +78,26 @@ def test_online_partial_fit_newcomers_stay_apart():
         est.partial_fit(X[:40], y[:40], groups=gn)
     assert est.nodes_.tolist() == [0.5, 1.5, 2.5, 2**53, 2**53 + 1]
     assert len(est._sizes) == 5
+
+
+@pytest.mark.parametrize("fit_ids, new_ids", [
+    (np.repeat(np.array(["a", "b", "c"], dtype=object), 40), np.full(20, "new")),
+    (np.repeat([0.5, 1.5, 2.5], 40), np.full(20, 3.5)),
+], ids=["object-str-then-str", "object-then-float"])
+def test_object_nodes_hold_plain_python_ids(fit_ids, new_ids):
+    """Newcomers appended to object ``nodes_`` are Python values, as the fitted
+    ones (``list(new_labels)`` kept NumPy scalars: ``nodes_`` printed
+    ``np.str_('new')`` / ``np.float64(3.5)`` after a pandas-string fit)."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=fit_ids)
+        if est.nodes_.dtype != object:  # a big int id first makes nodes_ object
+            est.add_nodes(X[:20], y[:20], groups=np.full(20, 2**53 + 1, dtype=np.int64))
+        est.add_nodes(X[20:40], y[20:40], groups=new_ids)
+    assert est.nodes_.dtype == object
+    assert all(type(v) in (int, float, str) for v in est.nodes_.tolist()), est.nodes_.tolist()
+    assert repr(est.nodes_).count("np.") == 0
+    assert est.nodes_.tolist()[-1] == new_ids[0]
