@@ -89,3 +89,31 @@ def test_fit_still_names_the_silent_nodes(Est):
     messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert any("every node's dictionary empty" in m and "eta0=1e-12 was given" in m
                for m in messages), messages
+
+
+def test_tiny_features_name_the_feature_scale():
+    """review36: on features of scale 1e-12 under the linear kernel every
+    dictionary ended empty and the warning said "the step eta0_=5e+03 is
+    small against the KOMP budget epsilon_=0.01 ... rescale sample_weight":
+    the step is large; a term's norm eta0_ |loss'| sqrt(k(x, x)) is ~5e-9
+    because k(x, x) <= 1e-23.  The warning now names the features' scale."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(160, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = DecentralizedKernelSGDClassifier(kernel="linear", random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X * 1e-12, y, groups=np.repeat(np.arange(4), 40))
+    message = next(str(w.message) for w in caught if "dictionary empty" in str(w.message))
+    # the quantities the sentence reads, from the fit
+    eta, eps, sup = est.eta0_, est.epsilon_, est._kernel_sup_seen
+    assert eta * np.sqrt(sup) < eps <= eta and sup < 1e-20
+    assert f"k(x, x) is at most {sup:.3g}" in message
+    assert "standardize the features" in message
+    assert "is small against" not in message and "rescale sample_weight" not in message
+    # control: standardized features fill the dictionaries, no warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y, groups=np.repeat(np.arange(4), 40))
+    assert np.asarray(est._sizes).all()
+    assert not [w for w in caught if "dictionary empty" in str(w.message)]

@@ -15,7 +15,9 @@ when a fit or ``partial_fit`` call ends with every dictionary empty while the
 call's targets vary, or with a node's dictionary empty although its
 samples of the call hold two classes (two target values for a
 regressor), naming the parameter that made the step vanish (``eta0``
-given, ``consensus_penalty`` on a dense topology, ``epsilon`` given).  Nothing of the fit changes.
+given, ``consensus_penalty`` on a dense topology, ``epsilon`` given), or
+the features' scale when the kernel's values ``k(x, x)`` sink every term
+(review36: features of scale 1e-12 under the linear kernel).  Nothing of the fit changes.
 """
 
 import inspect
@@ -49,6 +51,12 @@ def _cause(est):
     lam = float(getattr(est, "_lambda_max", 0.0))
     kernel_sup = float(getattr(est, "_kernel_sup_seen", 1.0))
     head = f"the step eta0_={eta:.3g} is small against the KOMP budget epsilon_={eps:.3g}"
+    if eta * np.sqrt(kernel_sup) < eps <= eta:
+        # a term's norm is eta s |loss'| sqrt(k(x, x)): here the kernel's values sink it
+        return (f"a new term's norm, about eta0_={eta:.3g} x sample weight x |loss'| x "
+                f"sqrt(k(x, x)), is under the KOMP budget epsilon_={eps:.3g} because k(x, x) "
+                f"is at most {kernel_sup:.3g} (kernel={est.kernel_!r} on features of tiny "
+                "scale); standardize the features (e.g. StandardScaler)")
     if est.eta0 != "auto":
         return (f"{head}: eta0={est.eta0!r} was given; raise eta0 (below the stability "
                 f"bound {est.step_bound_:.3g}) or lower epsilon")
