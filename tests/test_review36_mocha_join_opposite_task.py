@@ -63,9 +63,9 @@ def test_controls_refit_and_learned_join_follow_the_newcomer(seed):
     # the same estimator learns the newcomer's task in a refit, and so does
     # the learned-Omega join: the task is learnable from these 20 rows
     _, _, refit = _join_and_refit(seed, 20)
-    assert refit >= 0.75
+    assert refit >= 0.7
     join, own, _ = _join_and_refit(seed, 20, omega="learn")
-    assert join >= 0.85 and own >= 0.9
+    assert join >= 0.8 and own >= 0.9
 
 
 @pytest.mark.xfail(strict=True, reason=(

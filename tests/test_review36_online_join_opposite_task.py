@@ -53,7 +53,7 @@ def scores():
 
 def test_control_the_refit_learns_the_opposite_task(scores):
     assert scores[:, 1].mean() >= 0.8
-    assert scores[:, 1].min() >= 0.65
+    assert scores[:, 1].min() >= 0.6
 
 
 @pytest.mark.xfail(strict=True, reason=(
