@@ -809,10 +809,11 @@ class FederatedMixin(DocLinkMixin):
         if nodes.dtype.kind == "f" and self.nodes_.dtype.kind in "iub":  # (int64 + uint64:
             nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist())  # exact)
         if nodes.dtype.kind == "O" or self.nodes_.dtype.kind == "O":
-            nodes = np.array(self.nodes_.tolist() + list(new_labels), dtype=object)
-        elif not all(a == b for a, b in zip(nodes[:n_old].tolist(), self.nodes_.tolist())):
-            # a float newcomer among integer ids float64 cannot hold (>= 2**53):
-            # keep every id exact (object), never merge two fitted nodes
+            nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist(), dtype=object)
+        elif not all(a == b for a, b in zip(
+                nodes.tolist(), self.nodes_.tolist() + np.asarray(new_labels).tolist())):
+            # integer ids float64 cannot hold (>= 2**53) with float ones, fitted or
+            # new: keep every id exact (object), never merge two nodes
             nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist(),
                              dtype=object)
         self.nodes_ = nodes
