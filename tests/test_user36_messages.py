@@ -1,0 +1,101 @@
+"""Two messages a first-time user (user36) could not act on, and the routes they name.
+
+* ``search.predict(X)`` on a ``GridSearchCV`` of a multi-node estimator,
+  with metadata routing on, said "meta-estimators such as GridSearchCV
+  route groups= to this method": scikit-learn's search routes ``groups``
+  to ``fit`` and ``score`` but its ``predict`` takes no metadata.  The
+  message now says which methods route and what to call instead; every
+  route it names is exercised here.
+* ``make_group_scorer("accuracy")`` said only "score_func must be
+  callable"; it now says a metric function is expected and names one.
+"""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_predict
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skfed import LocalEstimator
+from skfed.boosting import PersonalizedLinearClassifier
+from skfed.model_selection import WithinGroupKFold, make_group_scorer
+
+
+def _data():
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(6), 40)
+    X = rng.normal(size=(240, 3))
+    sign = np.where(groups % 2 == 0, 1.0, -1.0)   # half the nodes flip the boundary
+    y = (sign * X[:, 0] > 0).astype(int)
+    return X, y, groups
+
+
+def test_search_predict_message_names_the_routes_that_work():
+    X, y, groups = _data()
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            make_pipeline(StandardScaler(), LocalEstimator(LogisticRegression())),
+            {"localestimator__estimator__C": [0.1, 1.0]}, cv=GroupKFold(3),
+            scoring=make_group_scorer(),
+        ).fit(X, y, groups=groups)
+        with pytest.raises(ValueError) as info:
+            search.predict(X)
+        message = " ".join(str(info.value).split())
+        assert "fitted on 6 nodes" in message
+        assert "GridSearchCV to fit and score" in message
+        assert "search.best_estimator_ with groups=" in message
+        assert "route groups= to this method" not in message
+        # the routes it names: the best estimator (a Pipeline) takes groups= ...
+        pred = search.best_estimator_.predict(X, groups=groups)
+        # ... which are the per-node models' own predictions (reference)
+        local = search.best_estimator_[-1]
+        Z = search.best_estimator_[0].transform(X)
+        for k, node in enumerate(local.nodes_):
+            rows = groups == node
+            assert np.array_equal(pred[rows], local.estimators_[k].predict(Z[rows]))
+        # the search's score routes groups (the per-node models score 1.0 here,
+        # a single pooled model scores about 0.5 on these flipped nodes)
+        assert search.score(X, y, groups=groups) == pytest.approx(accuracy_score(y, pred))
+        assert accuracy_score(y, pred) > 0.9
+
+
+def test_search_predict_with_group_column_needs_no_routing():
+    X, y, groups = _data()
+    Xg = np.column_stack([groups, X])
+    search = GridSearchCV(
+        PersonalizedLinearClassifier(group_column=0, random_state=0), {"mu": [0.1, 1.0]},
+        cv=3,
+    ).fit(Xg, y)
+    pred = search.predict(Xg)
+    assert np.array_equal(pred, search.best_estimator_.predict(Xg))
+    assert accuracy_score(y, pred) > 0.9
+    # cross_val_predict, named in the message too: without routing, groups= reach
+    # only the splitter, which must split inside every node (nodes.rst)
+    est = PersonalizedLinearClassifier(group_column=0, random_state=0)
+    within = cross_val_predict(est, Xg, y, cv=WithinGroupKFold(3), groups=groups)
+    assert accuracy_score(y, within) > 0.9
+    # cv=3 on rows sorted by node holds out whole nodes: each is predicted as an
+    # unseen node by the average model, near chance on these flipped nodes
+    whole = cross_val_predict(est, Xg, y, cv=3)
+    assert accuracy_score(y, whole) < 0.65
+
+
+def test_fit_warning_carries_the_same_help():
+    X, y, _ = _data()
+    with pytest.warns(UserWarning, match="search.best_estimator_ with groups="):
+        PersonalizedLinearClassifier(random_state=0).fit(X, y)
+
+
+def test_group_scorer_refuses_a_scorer_name_and_names_a_metric():
+    with pytest.raises(TypeError, match=r"not a scorer name \('accuracy'\).*accuracy_score"):
+        make_group_scorer("accuracy")
+    with pytest.raises(TypeError, match="score_func must be callable, got 3"):
+        make_group_scorer(3)
+    X, y, groups = _data()
+    model = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    scorer = make_group_scorer(accuracy_score)  # what the message says to pass
+    assert scorer(model, X, y, groups=groups) == accuracy_score(
+        y, model.predict(X, groups=groups))
