@@ -54,6 +54,21 @@ def har_split():
     return train_test_split_per_node(X, y, groups, random_state=0)
 
 
+def test_index_learned_omega_differs_pair_by_pair():
+    # the other half of index.rst's comment, on 4 small tasks: two pairs of alike tasks
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(4), 60)
+    X = rng.normal(size=(240, 3))
+    w = np.array([[1.0, 0, 0], [1.0, 0.1, 0], [0, 0, 1.0], [0, 0.1, 1.0]])
+    y = ((X * w[groups]).sum(axis=1) > 0).astype(int)
+    clf = FederatedMultiTaskClassifier(omega="learn", random_state=0).fit(X, y, groups=groups)
+    assert clf.omega_mode_ == "learn"
+    cov = clf.task_covariance_
+    # the alike pairs are closer than the unlike ones
+    assert cov[0, 1] > abs(cov[0, 2]) and cov[2, 3] > abs(cov[1, 3])
+    assert len(np.unique(np.round(clf.omega_[~np.eye(4, dtype=bool)], 8))) > 1
+
+
 def _node_accuracies(y_true, y_pred, groups):
     nodes = np.unique(groups)
     return np.array([np.mean(y_true[groups == g] == y_pred[groups == g]) for g in nodes])
@@ -103,6 +118,14 @@ def test_mocha_rows(har_split, kernel):
     assert clf.n_bytes_sent_ == nbytes
     assert clf.communication_.total_bytes == nbytes
     if kernel == "linear":
+        # doc/index.rst fits this same model: its omega_ comment
+        index = " ".join((_GUIDE.parent / "index.rst").read_text().split())
+        assert 'FederatedMultiTaskClassifier(kernel="linear", random_state=0)' in index
+        assert ("# 21 x 21 task relationships: at the default # (a shared model) every "
+                'pair alike; # omega="learn" learns each pair') in index
+        assert clf.omega_mode_ == "shared" and clf.omega_.shape == (21, 21)
+        off = clf.omega_[~np.eye(21, dtype=bool)]
+        assert np.all(off == off[0]) and np.all(np.diag(clf.omega_) == clf.omega_[0, 0])
         # multitask.rst quotes the same run in MB
         sentence = " ".join(_page("multitask.rst").split())
         assert (f"``mocha-linear`` sends {nbytes / 1e6:.2f} MB for a mean node "
