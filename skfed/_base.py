@@ -773,8 +773,9 @@ class FederatedMixin(DocLinkMixin):
                 raise ValueError(
                     f"{len(unseen)} node(s) were not seen in fit ({shown}"
                     f"{', ...' if len(unseen) > 5 else ''}); set "
-                    "handle_unknown='global' to predict for them with the shared "
-                    "model" + (", or give them their own models with add_nodes."
+                    "handle_unknown='global' to predict for them with the model for "
+                    "unseen nodes (the shared model, or the average of the fitted "
+                    "nodes' models)" + (", or give them their own models with add_nodes."
                                if hasattr(self, "add_nodes") else ".")
                 )
         return codes

@@ -99,3 +99,21 @@ def test_group_scorer_refuses_a_scorer_name_and_names_a_metric():
     scorer = make_group_scorer(accuracy_score)  # what the message says to pass
     assert scorer(model, X, y, groups=groups) == accuracy_score(
         y, model.predict(X, groups=groups))
+
+
+def test_unknown_node_message_says_which_model_global_uses():
+    # Perso-lin has no shared model: handle_unknown="global" averages the fitted
+    # nodes' models, which the message now says instead of "the shared model"
+    X, y, groups = _data()
+    clf = PersonalizedLinearClassifier(random_state=0, handle_unknown="error")
+    clf.fit(X, y, groups=groups)
+    with pytest.raises(ValueError) as info:
+        clf.predict(X[:3], groups=[9, 9, 9])
+    message = str(info.value)
+    assert "(9)" in message and "handle_unknown='global'" in message
+    assert "the average of the fitted nodes' models" in message
+    assert "add_nodes" in message
+    clf.set_params(handle_unknown="global")   # the advice, checked against the average
+    expected = X[:5] @ clf.coef_.mean(axis=0) + clf.intercept_.mean()
+    np.testing.assert_allclose(clf.decision_function(X[:5], groups=[9] * 5), expected,
+                               rtol=1e-12, atol=1e-12)
