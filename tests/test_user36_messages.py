@@ -10,6 +10,8 @@
   callable"; it now says a metric function is expected and names one.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn
@@ -117,3 +119,43 @@ def test_unknown_node_message_says_which_model_global_uses():
     expected = X[:5] @ clf.coef_.mean(axis=0) + clf.intercept_.mean()
     np.testing.assert_allclose(clf.decision_function(X[:5], groups=[9] * 5), expected,
                                rtol=1e-12, atol=1e-12)
+
+
+def _scaling_example():
+    # nodes.rst's "Standardize the features" example: one feature in other units
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(10), 100)
+    X = rng.randn(1000, 10)
+    W = rng.randn(10) + 0.3 * rng.randn(10, 10)
+    y = ((X * W[groups]).sum(axis=1) > 0).astype(int)
+    X[:, 0] *= 1000
+    train = np.tile([True, False], 500)
+    return X[train], y[train], groups[train]
+
+
+def test_empty_dictionary_warning_names_the_feature_scale():
+    # The raw fit of nodes.rst's scaling example ends with every dictionary empty;
+    # the warning said "small sample weights ... rescale sample_weight" to a user
+    # who passed none.  It now gives K = max k(x, x) and says to scale the features.
+    from sklearn.exceptions import ConvergenceWarning
+
+    from skfed import DecentralizedKernelSGDClassifier
+
+    X, y, groups = _scaling_example()
+    with pytest.warns(ConvergenceWarning) as caught:
+        raw = DecentralizedKernelSGDClassifier(random_state=0).fit(X, y, groups=groups)
+    assert raw.kernel_ == "linear" and not np.any(raw._sizes)
+    message = " ".join(str(w.message) for w in caught)
+    k_max = (X ** 2).sum(axis=1).max()   # the linear kernel's k(x, x), largest row
+    assert f"K = max k(x, x) = {k_max:.3g}" in message and k_max > 1e6
+    assert "the largest sample weight s_max = 1," in message
+    assert "put the features on a unit scale (StandardScaler)" in message
+    assert "rescale sample_weight" not in message
+    assert raw.eta0_ == pytest.approx(1 / (raw.alpha + k_max * (1 + raw.consensus_penalty_
+                                                                  * raw._lambda_max)))
+    # the advice: standardized, the fit keeps its terms and warns nothing
+    with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        pipe = make_pipeline(StandardScaler(), DecentralizedKernelSGDClassifier(random_state=0))
+        pipe.fit(X, y, groups=groups)
+    assert np.all(pipe[-1]._sizes[:10] > 0)
