@@ -123,15 +123,21 @@ def test_unknown_node_message_says_which_model_global_uses():
 
 
 def _scaling_example():
-    # nodes.rst's "Standardize the features" example: one feature in other units
-    rng = np.random.RandomState(0)
-    groups = np.repeat(np.arange(10), 100)
-    X = rng.randn(1000, 10)
-    W = rng.randn(10) + 0.3 * rng.randn(10, 10)
-    y = ((X * W[groups]).sum(axis=1) > 0).astype(int)
-    X[:, 0] *= 1000
-    train = np.tile([True, False], 500)
-    return X[train], y[train], groups[train]
+    # nodes.rst's "Standardize the features" doctest, its data lines run as printed
+    import doctest
+
+    page = Path(__file__).resolve().parents[1] / "doc" / "user_guide" / "nodes.rst"
+    if not page.exists():
+        pytest.skip("doc/user_guide/nodes.rst is not in this checkout")
+    examples = doctest.DocTestParser().get_examples(page.read_text())
+    start = next(i for i, e in enumerate(examples) if "groups = np.repeat(np.arange(10)" in e.source)
+    stop = next(i for i, e in enumerate(examples) if e.source.startswith("raw = "))
+    namespace = {"np": np}
+    for example in examples[start - 1:stop]:   # from rng = ... to train = ...
+        exec(compile(example.source, "nodes.rst", "exec"), namespace)  # noqa: S102
+    assert namespace["X"][:, 0].std() > 100    # the feature in other units
+    train = namespace["train"]
+    return namespace["X"][train], namespace["y"][train], namespace["groups"][train]
 
 
 def test_empty_dictionary_warning_names_the_feature_scale():
