@@ -175,3 +175,29 @@ def test_empty_dictionary_warning_names_the_feature_scale():
                 "``k(x, x)``, so every new term falls under the KOMP budget: every node's "
                 "function stays 0 and predicts class 0 everywhere; the fit warns with a "
                 "``ConvergenceWarning`` that names ``K`` and says to scale)") in text
+
+
+def test_support_too_few_reports_names_n_reported():
+    # "more features reported per client" named no parameter; it is n_reported,
+    # and following it (the default: every feature) recovers the true support
+    import math
+
+    from skfed import FederatedSupportRecovery
+    from skfed.datasets import make_federated_sparse_regression
+
+    X, y, groups, coef, *_ = make_federated_sparse_regression(random_state=0)
+    one = FederatedSupportRecovery(n_reported=1, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        one.fit(X, y, groups=groups)
+    message = next(str(w.message) for w in caught if "Too few reports" in str(w.message))
+    assert "more features reported per client: raise n_reported" in message
+    assert not one.support_.any()
+    # the count it quotes: reports r with reference_rate_ ** r <= fwer / d
+    fwer = 0.05   # the default family-wise error rate, as the message prints it
+    d = X.shape[1]
+    assert f"fwer / n_features = {fwer / d:.2g}" in message
+    needed = math.ceil(math.log(fwer / d) / math.log(one.reference_rate_))
+    assert f"At least {needed} reports per feature are needed" in message
+    full = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    assert np.array_equal(np.flatnonzero(full.support_), np.flatnonzero(coef))
