@@ -75,10 +75,17 @@ def _cause(est):
             f"graph Laplacian {lam:.3g}: a dense topology); lower consensus_penalty, use a "
             "sparser topology, or lower epsilon"
         )
-    return (f"{head}: eta0='auto' is 1 / (alpha + K (s_max + c lambda_max)) = {eta:.3g} and "
-            "each term is about eta0_ x sample weight x |loss'|, so small sample weights (or a "
-            "large s_max or alpha) keep it within the budget; lower epsilon or rescale "
-            "sample_weight")
+    s_max = float(getattr(est, "_s_max_seen", 1.0))
+    values = (f"{head}: eta0='auto' is 1 / (alpha + K (s_max + c lambda_max)) = {eta:.3g}, "
+              f"K = max k(x, x) = {kernel_sup:.3g}, the largest sample weight s_max = "
+              f"{s_max:.3g}, alpha={est.alpha:g}; each term is about eta0_ x sample weight x "
+              "|loss'|")
+    if kernel_sup * s_max >= 100.0 * est.alpha and kernel_sup >= 100.0:
+        # features in large units under a linear or polynomial kernel
+        return (f"{values}, so the large K keeps it within the budget: put the features on "
+                "a unit scale (StandardScaler), or lower epsilon")
+    return (f"{values}, so small sample weights (or a large s_max or alpha) keep it within "
+            "the budget; lower epsilon or rescale sample_weight")
 
 
 def warn_empty_dictionaries(est, codes, y):
