@@ -1,0 +1,74 @@
+"""review37: data a working dtype cannot hold that pass the magnitude checks.
+
+Perso-lin declares ``_squares_dtype = np.float64`` (every square of its
+inputs in float64: ``skfed._magnitude.working_dtype``), so float32 X past
+float32's bound, and any float64 X under float64's, is accepted.  But its
+shared newcomer model (``join_neighbours="shared"``,
+skfed/boosting/_perso_lin_shared.py) sends every value as float32: round
+1's column sums of ``w z^2`` (``solve_shared``, ``stats = _sent(stats)``)
+and round 2's sketches of ``Z' W Z``.  Past ``~1.8e19 / sqrt(n)`` per
+column those squares overflow float32 to inf, the Jacobi scale becomes 0,
+and the shared model's weights are 0 (only an intercept): silently, where
+the same solve with float64 messages gives the model of the unscaled data
+(the solve is scale-equivariant once it scales by the columns' squares).
+"""
+
+import warnings
+from unittest import mock
+
+import numpy as np
+import pytest
+
+import skfed.boosting._perso_lin_shared as shared
+from skfed import PersonalizedLinearClassifier
+
+
+def _shared_model(scale, dtype=np.float64, exact=False):
+    """The shared model ``S`` Perso-lin's fit solves, weights times
+    ``scale`` (those of the unscaled data when equivariant)."""
+    rng = np.random.RandomState(0)
+    K, n = 12, 40
+    X = rng.randn(n * K, 3)
+    y = (X[:, 0] + 0.3 * rng.randn(len(X)) > 0).astype(int)
+    groups = np.repeat(np.arange(K), n)
+    solved, solve = [], shared.solve_shared
+
+    def record(*args, **kwargs):
+        S, count = solve(*args, **kwargs)
+        solved.append(S.copy())
+        return S, count
+
+    est = PersonalizedLinearClassifier(join_neighbours="shared", random_state=0)
+    with warnings.catch_warnings(), mock.patch.object(shared, "solve_shared", record):
+        warnings.simplefilter("ignore")
+        if exact:   # every message in float64
+            with mock.patch.object(shared, "_sent", lambda v: np.asarray(v, np.float64)):
+                est.fit((X * scale).astype(dtype), y, groups=groups)
+        else:
+            est.fit((X * scale).astype(dtype), y, groups=groups)
+    (S,) = solved
+    return S[:, :3] * scale, S[:, 3]
+
+
+def test_shared_model_is_scale_equivariant_within_float32_squares():
+    # the reference: 1e10 and 1e18 give one model (their squares fit float32)
+    w_ref, b_ref = _shared_model(1e10)
+    w, b = _shared_model(1e18)
+    np.testing.assert_allclose(w, w_ref, rtol=1e-4)
+    np.testing.assert_allclose(b, b_ref, rtol=1e-4)
+    assert np.abs(w_ref).max() > 1     # (a model that uses the features)
+    # past it, with float64 messages, the same model again
+    w, b = _shared_model(1e20, exact=True)
+    np.testing.assert_allclose(w, w_ref, rtol=1e-4)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "skfed/boosting/_perso_lin_shared.py solve_shared / sketch_preconditioner send "
+    "the column sums of w z^2 and the sketches of Z'WZ as float32 (_sent): past "
+    "~1.8e19/sqrt(n) they overflow to inf, the scale is 0 and the shared model's "
+    "weights are 0, though Perso-lin's _squares_dtype (float64) accepts such data"))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_shared_model_past_float32_squares(dtype):
+    w_ref = _shared_model(1e10)[0]
+    w = _shared_model(1e20, dtype=dtype)[0]
+    np.testing.assert_allclose(w, w_ref, rtol=1e-3)
