@@ -118,3 +118,30 @@ def test_dada_float32_one_class_placement_past_the_scatter_overflow():
     fitted, joined = _dada_one_class(2.0**60)
     np.testing.assert_array_equal(fitted, fitted0)
     np.testing.assert_array_equal(joined, joined0)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
+    "skfed/_base.py check_sample_weight casts a float64 sample_weight to float32 X's "
+    "dtype and bounds it by float32's sqrt(max) (1.8e19, LocalEstimator's working "
+    "dtype is the data's own): weights of 1e20 are refused with 'whose square "
+    "overflows float32', though the wrapped LogisticRegression fits every node on "
+    "those float32 arrays (it never squares a weight) and the same weights pass "
+    "with float64 X"))
+def test_local_float32_X_with_large_float64_weights():
+    from sklearn.linear_model import LogisticRegression
+
+    from skfed import LocalEstimator
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 3).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    groups = np.repeat(np.arange(4), 30)
+    weights = np.full(120, 1e20)
+    LocalEstimator(LogisticRegression()).fit(X.astype(np.float64), y, groups=groups,
+                                             sample_weight=weights)   # (float64 X: fits)
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups, sample_weight=weights)
+    for k in range(4):
+        rows = groups == k
+        ref = LogisticRegression().fit(X[rows], y[rows], sample_weight=weights[rows])
+        np.testing.assert_allclose(est.decision_function(X[rows], groups=groups[rows]),
+                                   ref.decision_function(X[rows]), rtol=1e-5)
