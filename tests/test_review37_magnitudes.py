@@ -145,3 +145,28 @@ def test_local_float32_X_with_large_float64_weights():
         ref = LogisticRegression().fit(X[rows], y[rows], sample_weight=weights[rows])
         np.testing.assert_allclose(est.decision_function(X[rows], groups=groups[rows]),
                                    ref.decision_function(X[rows]), rtol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
+    "skfed/_base.py _validate_fit_data casts sample_weight to float32 X's dtype "
+    "(check_sample_weight(dtype=X_features.dtype)) before any magnitude check: a "
+    "float64 weight of 1e39 overflows the cast ('contains infinity', though the "
+    "user's weights are finite), while the boosting family squares in float64 "
+    "(_squares_dtype) and fits the same weights with float64 X"))
+@pytest.mark.parametrize("name", ["dada", "persolin"])
+def test_boosting_float32_X_with_weights_past_float32(name):
+    from skfed import DecentralizedBoostingClassifier
+
+    Est = DecentralizedBoostingClassifier if name == "dada" else PersonalizedLinearClassifier
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 3).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    groups = np.repeat(np.arange(4), 30)
+    weights = np.full(120, 1e39)
+    ref = Est(random_state=0).fit(X.astype(np.float64), y, groups=groups,
+                                  sample_weight=weights).predict(X, groups=groups)
+    assert np.mean(ref == y) > 0.8
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # (the cast's overflow)
+        est = Est(random_state=0).fit(X, y, groups=groups, sample_weight=weights)
+    np.testing.assert_array_equal(est.predict(X, groups=groups), ref)
