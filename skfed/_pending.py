@@ -22,7 +22,10 @@ what the messages are and count them:
   node's setup up, then, once the server holds every one, the setup down);
 - the feature-mean gates' messages to and from their hub
   (:func:`skfed._mean_neighbours._deliver`: one step at a time, each in
-  rounds of its own).
+  rounds of its own);
+- a newcomer's requests to the fitted nodes it chose, each answered in the
+  node's first round up (:func:`ask_until_answered`: the feature-mean
+  joins of Dada, Perso-lin and the online classifier).
 
 It draws nothing: the caller passes each round's draws (``active``), so
 the schedule is the same whoever draws them.
@@ -50,7 +53,7 @@ True
 
 import numpy as np
 
-__all__ = ["DropWait"]
+__all__ = ["DropWait", "ask_until_answered"]
 
 _NONE = np.zeros(0, dtype=np.intp)
 
@@ -133,3 +136,43 @@ class DropWait:
                 break
             self._next_step()
         return sent
+
+
+def ask_until_answered(sim, askers, chosen, answer):
+    """Each asker asks its chosen nodes, in rounds of their own, until each answered.
+
+    One step of :class:`DropWait`: a chosen node answers in its first round
+    up (the asker is not drawn: it waits for the answers).  In every round
+    each asker still waiting sends an empty request to each of its nodes
+    that has not answered yet, counted in ``sim.counter``; the faults are
+    drawn for every node in every round (``sim.draw_rounds(1)``, also
+    without drops).
+
+    Parameters
+    ----------
+    sim : NetworkSimulation
+        The join's simulation.
+    askers : ndarray of shape (n_askers,), dtype=int
+        The node that asks, by asker.
+    chosen : list of ndarray of int
+        Per asker, the nodes it asks (distinct), in the order it asks them.
+    answer : callable
+        ``answer(k, nodes)``: asker ``k`` receives the answers of ``nodes``
+        (those of its chosen nodes up in the round, in its order) and
+        counts them; called in every round for each asker that asked.
+    """
+    sizes = [len(c) for c in chosen]
+    nodes = (np.concatenate([np.asarray(c, dtype=np.intp) for c in chosen]) if chosen
+             else _NONE)
+    owner = np.repeat(np.arange(len(chosen), dtype=np.intp), sizes)
+    wait = DropWait([nodes])
+    while not wait.complete:
+        active = sim.draw_rounds(1)[0][0]
+        left = wait.left
+        ((_, sent),) = wait.take(active)
+        for k in np.unique(owner[left]).tolist():
+            todo = nodes[left[owner[left] == k]]
+            sim.counter.send_pairs(np.full(len(todo), askers[k], np.intp), todo,
+                                   np.zeros(len(todo), np.int64))
+            answer(k, nodes[sent[owner[sent] == k]])
+        sim.counter.next_round()
