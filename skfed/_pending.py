@@ -25,7 +25,12 @@ what the messages are and count them:
   rounds of its own);
 - a newcomer's requests to the fitted nodes it chose, each answered in the
   node's first round up (:func:`ask_until_answered`: the feature-mean
-  joins of Dada, Perso-lin and the online classifier).
+  joins of Dada, Perso-lin and the online classifier);
+- the support-recovery join's message from the server to each new node
+  (:func:`skfed.support._join.join_sparse_linear`);
+- Perso-lin's posterior join, where a newcomer asks its candidates and each
+  answers in the first round both are up (messages that wait for two
+  nodes: :func:`skfed.boosting._perso_lin_posterior.posterior_join`).
 
 It draws nothing: the caller passes each round's draws (``active``), so
 the schedule is the same whoever draws them.
@@ -58,6 +63,18 @@ __all__ = ["DropWait", "ask_until_answered"]
 _NONE = np.zeros(0, dtype=np.intp)
 
 
+def _ends(nodes):
+    """A step's nodes: ``(n_messages,)``, or ``(n_messages, 2)`` when each
+    message waits for two nodes."""
+    nodes = np.asarray(nodes, dtype=np.intp)
+    if nodes.ndim == 2 and nodes.shape[1] == 2:
+        return nodes
+    if nodes.ndim > 1:
+        raise ValueError(f"a step's nodes must be of shape (n_messages,) or (n_messages, 2); "
+                         f"got shape {nodes.shape}.")
+    return nodes.reshape(-1)
+
+
 class DropWait:
     """Steps of messages, each sent in its node's first round up from its step's start.
 
@@ -65,7 +82,9 @@ class DropWait:
     ----------
     steps : list of array-like of int
         Per step, the node each of its messages waits for, in the messages'
-        order.  A step without messages is complete at once.
+        order; or, for a message that waits for two nodes (a newcomer that
+        asks and the node that answers: both up in its round), shape
+        ``(n_messages, 2)``.  A step without messages is complete at once.
 
     Attributes
     ----------
@@ -77,7 +96,7 @@ class DropWait:
     """
 
     def __init__(self, steps):
-        self._nodes = [np.asarray(nodes, dtype=np.intp).reshape(-1) for nodes in steps]
+        self._nodes = [_ends(nodes) for nodes in steps]
         self.step = -1
         self.left = _NONE
         self._next_step()
@@ -97,13 +116,14 @@ class DropWait:
 
     @property
     def waiting(self):
-        """The nodes the step under way still waits for (sorted, once each)."""
+        """The nodes the step under way still waits for (sorted, once each;
+        both ends of a message that waits for two)."""
         if self.complete:
             return _NONE
         return np.unique(self._nodes[self.step][self.left])
 
     def nodes(self, step):
-        """The node each message of step ``step`` waits for."""
+        """The node (or two nodes) each message of step ``step`` waits for."""
         return self._nodes[step]
 
     def take(self, active=None):
@@ -130,6 +150,8 @@ class DropWait:
                 up = np.ones(len(left), dtype=bool)
             else:
                 up = np.asarray(active[self._nodes[self.step][left]], dtype=bool)
+                if up.ndim == 2:  # (messages that wait for two nodes)
+                    up = up.all(axis=1)
             sent.append((self.step, left[up]))
             self.left = left[~up]
             if len(self.left):
