@@ -41,6 +41,24 @@ were taken by the MOCHA join's FittedExchange (86 and 19), by count_setup
 (148 and 6) and by _deliver from the Dada / Perso-lin gates and scatter
 round (51) and the online join gate (17).  Conclusion: the one schedule
 changes no fit, join, byte or round.
+
+Results (2026-11-30, main c4765b6, drops37)
+-------------------------------------------
+drops37 moved five more loops onto DropWait (the feature-mean joins'
+ask-until-answered loop of Dada / Perso-lin and of the online classifier,
+the support-recovery join, Perso-lin's posterior join and the online join's
+step 2, the last two with messages that wait for two nodes) and added the
+``sites`` part (support on School; Dada ``join_neighbours="graph"`` and
+Perso-lin ``join_neighbours="posterior"`` on Landmine and moons; seeds 0-2,
+drop 0 / 0.1 / 0.3).  ``--out before.json`` on a copy of main c4765b6 with
+this script (commit 336f8f2), ``--count-sites --out after.json`` on branch
+drops37 (f28c324), defaults; ``--compare``: **177 scenarios in both, 0
+differ**.  Rounds taken (and those after which a message still waited, so
+drops hit the site): posterior_join 123 (96), mean_neighbour_join 39 (21),
+online _join_features 19 (11), online _join_answers 24 (10), support
+join_sparse_linear 23 (14); drops36's users: FittedExchange 292 (156),
+count_setup 225 (186), _deliver 640 (302).  Conclusion: no fit, join, byte
+or round changes.
 """
 
 import argparse
