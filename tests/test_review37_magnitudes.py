@@ -11,6 +11,8 @@ column those squares overflow float32 to inf, the Jacobi scale becomes 0,
 and the shared model's weights are 0 (only an intercept): silently, where
 the same solve with float64 messages gives the model of the unscaled data
 (the solve is scale-equivariant once it scales by the columns' squares).
+Such values are now refused naming them (``skfed._magnitude.as_message``),
+and so are the newcomer placement's float32 scatters below.
 """
 
 import warnings
