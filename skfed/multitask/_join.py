@@ -210,7 +210,7 @@ from ..network import resolve_network
 from ._compression import _FLOAT
 from ._join_warm import extend_dual_state
 from ._node_data import refuse_dropped_join
-from . import _join_neighbours
+from . import _join_neighbours, _join_unlike
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
 from ._rehearsal import (
@@ -586,6 +586,12 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
         nodes.set_prior(M, lam / np.where(c > 0, c, lam / mu))  # (c = 0: below)
         converged = nodes.solve_all(loss, steps)
+        if classifier:
+            # a newcomer whose own samples contradict its model trusts them
+            # more (skfed.multitask._join_unlike; local, nothing sent)
+            c, rescue_converged = _join_unlike.rescued(nodes, make_nodes, sw, layout, M, c,
+                                                       lam, mu, loss, steps)
+            converged = converged and rescue_converged
         if rehearsal is not None:
             # It first sends its number of samples and total weight; the
             # server, which holds mu, the mean weight and the rehearsed
