@@ -70,3 +70,19 @@ def worse_than_chance(pred, y, offsets, alpha=ALPHA):
         # P(X >= errors) for X ~ Binomial(n, q)
         out[k] = bool(binom.sf(errors - 1, n, q) < alpha)
     return out
+
+
+def class_codes(F, Y):
+    """Predicted and true class codes from margins ``F`` and ``+-1`` targets
+    ``Y`` (both ``(n_problems, n)``; one problem: the sign, else the
+    largest margin).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [c.tolist() for c in class_codes(np.array([[0.5, -2.0]]), np.array([[1.0, 1.0]]))]
+    [[1, 0], [1, 1]]
+    """
+    if F.shape[0] == 1:
+        return (F[0] > 0).astype(np.intp), (Y[0] > 0).astype(np.intp)
+    return np.argmax(F, axis=0), np.argmax(Y, axis=0)

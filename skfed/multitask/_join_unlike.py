@@ -22,7 +22,7 @@ test does not flag is solved exactly as before (bit-identical).
 
 import numpy as np
 
-from .._join_unlike import worse_than_chance
+from .._join_unlike import class_codes, worse_than_chance
 
 # The scales of c_n a contradicted newcomer chooses from: 4 to 4^8 (b = 0.99
 # asks for about 100 to undo).
@@ -34,14 +34,6 @@ _PASSES = 50
 _GAP_TOL = 1e-6
 
 
-def _labels(F, Y):
-    """Predicted and true class codes from margins ``F`` and targets ``Y``
-    (both ``(P, n)``; one problem: the sign)."""
-    if F.shape[0] == 1:
-        return (F[0] > 0).astype(np.intp), (Y[0] > 0).astype(np.intp)
-    return np.argmax(F, axis=0), np.argmax(Y, axis=0)
-
-
 def contradicted(nodes, keeps_centre, M):
     """Per newcomer of the solved ``nodes`` (``_JoinNodes``), whether its
     model (``M``'s for those that keep the centre) misclassifies its own
@@ -50,7 +42,7 @@ def contradicted(nodes, keeps_centre, M):
     W[:, keeps_centre] = M[:, keeps_centre]
     node_of = np.repeat(np.arange(nodes.m), nodes.layout.counts)
     F = np.einsum("id,pid->pi", nodes.Z, W[:, node_of])
-    pred, true = _labels(F, nodes.Y)
+    pred, true = class_codes(F, nodes.Y)
     return worse_than_chance(pred, true, nodes.layout.offsets)
 
 
@@ -88,7 +80,7 @@ def escape_scales(make_nodes, sw, layout, M, c, lam, loss, steps, flagged):
             nodes.solve_all(loss, steps, _PASSES, _GAP_TOL)
             W = nodes.node_models(None, None, None)
             F = np.einsum("id,pid->pi", nodes.Z[rows], W[:, node_of])
-            pred, true = _labels(F, nodes.Y[:, rows])
+            pred, true = class_codes(F, nodes.Y[:, rows])
             np.add.at(errors[s], node_of, sw[rows] * (pred != true))
     # (ties: the largest scale; the prior's centre is already contradicted)
     last = len(scales) - 1 - np.argmin(errors[::-1, held], axis=0)
