@@ -21,6 +21,7 @@ from ..kernels import _check_join_kernel_settings
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
+from ._join_unlike import zero_unlike_starts
 from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
 from ._join_means import join_sizes
@@ -508,6 +509,9 @@ class _JoinMixin:
                 errors = float(np.sum(w_new[rows] * self._join_criterion(
                     self._join_values[-1][2], y_new[rows])))
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
+        if not self._is_regressor():   # (._join_unlike: a start its samples contradict)
+            zero_unlike_starts(start, self._join_values, y_new, X.shape[1], self._dtype,
+                               neighbours, self.join_start_)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
