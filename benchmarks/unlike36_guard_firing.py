@@ -1,51 +1,105 @@
-"""How often the opposite-task guard fires on growing.rst's join table.
+"""Where the opposite-task guard fires, and that it changes nothing else.
 
-Runs ``benchmarks/new_nodes.py`` with the same arguments and counts, per
-call of :func:`skfed._join_unlike.worse_than_chance` (every classifier join
-of MOCHA, Dada / Perso-lin and the online learner), the newcomers tested
-and the newcomers flagged.  A row with no flagged newcomer is bit-identical
-to main's by construction (the guarded path returns before touching them).
+The joins of ``benchmarks/new_nodes.py`` (its data sets, split, estimators
+and ``k``), each run twice on a copy of the same fit: with the guard of
+:mod:`skfed._join_unlike` and with its test switched off (every newcomer
+unflagged: main's join).  Per row it prints the newcomers tested and
+flagged, the join's accuracy both ways, whether every newcomer's decision
+values and the join's bytes are identical, and the number of newcomers
+whose predictions differ.  A row with no flagged newcomer must be
+identical (the guarded paths return before touching anything).  No
+baselines or refits (``new_nodes.py`` has those); one fit per family,
+data set and seed.
 
-Usage: ``python benchmarks/unlike36_guard_firing.py --families mocha
---datasets har,moons,landmine --seeds 0,1,2 --ks 5,10,20``.
+Usage: ``python benchmarks/unlike36_guard_firing.py --families
+mocha,dada,persolin,online --datasets har,moons,landmine --seeds 0,1,2
+--ks 5,10,20``.
 
-Results: see the module's end (filled in by unlike36).
+Results: at the end of this docstring (unlike36).
 """
 
+import argparse
+import copy
 import importlib
 import os
 import sys
+import warnings
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes
 
 import skfed._join_unlike as guard
 
-COUNTS = {"tested": 0, "flagged": 0}
+MODULES = ("skfed.multitask._join_unlike", "skfed._graph_join_unlike",
+           "skfed.online._join_unlike")
+STATE = {"off": False, "tested": 0, "flagged": 0}
 _original = guard.worse_than_chance
 
 
 def _counting(pred, y, offsets, alpha=guard.ALPHA):
     out = _original(pred, y, offsets, alpha)
-    COUNTS["tested"] += len(out)
-    COUNTS["flagged"] += int(out.sum())
+    if STATE["off"]:
+        return np.zeros_like(out)
+    STATE["tested"] += len(out)
+    STATE["flagged"] += int(out.sum())
     return out
 
 
-def _patch():
-    guard.worse_than_chance = _counting
-    for name in ("skfed.multitask._join_unlike", "skfed._graph_join_unlike",
-                 "skfed.online._join_unlike"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "worse_than_chance"):
-            module.worse_than_chance = _counting
+def _values(est, X, groups):
+    f = getattr(est, "decision_function", None)
+    return np.asarray(f(X, groups=groups) if f is not None else est.predict(X, groups=groups))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--families", default="mocha,dada,persolin,online")
+    parser.add_argument("--datasets", default="har,moons,landmine")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    args = parser.parse_args()
+    for name in MODULES:
+        importlib.import_module(name).worse_than_chance = _counting
+    warnings.filterwarnings("ignore")
+    new_nodes._import_joins()
+    total = {"tested": 0, "flagged": 0, "rows": 0, "identical": 0}
+    with threadpool_limits(1):
+        for name in args.datasets.split(","):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                data = new_nodes.load(name, seed)
+                X, y, groups, task = data[:4]
+                extra = data[4] if len(data) > 4 else None
+                fit_rows, _, order = new_nodes.split(X, y, groups, seed, extra)
+                for family in args.families.split(","):
+                    base = new_nodes.make_estimator(family, task, seed)
+                    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+                    for k in (int(s) for s in args.ks.split(",")):
+                        train, test = new_nodes.new_node_rows(order, k)
+                        out = {}
+                        for off in (False, True):
+                            STATE.update(off=off, tested=0, flagged=0)
+                            joined = copy.deepcopy(base)
+                            new_nodes.add_nodes(joined, X[train], y[train], groups[train])
+                            out[off] = (joined, STATE["tested"], STATE["flagged"])
+                        (on, tested, flagged), (off, _, _) = out[False], out[True]
+                        Xt, gt = X[test], groups[test]
+                        same = (np.array_equal(_values(on, Xt, gt), _values(off, Xt, gt))
+                                and on.join_communication_.total_bytes
+                                == off.join_communication_.total_bytes)
+                        pon, poff = on.predict(Xt, groups=gt), off.predict(Xt, groups=gt)
+                        moved = len(np.unique(gt[pon != poff]))
+                        print(f"{family:8s} {name:8s} seed {seed} k {k:2d}: tested {tested:3d} "
+                              f"flagged {flagged:2d}  join {100 * np.mean(pon == y[test]):.3f} "
+                              f"(off {100 * np.mean(poff == y[test]):.3f})  identical {same}  "
+                              f"newcomers moved {moved}", flush=True)
+                        total["tested"] += tested
+                        total["flagged"] += flagged
+                        total["rows"] += 1
+                        total["identical"] += int(same)
+    print(f"total: {total}")
 
 
 if __name__ == "__main__":
-    _patch()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import new_nodes
-
-    sys.argv[0] = "new_nodes.py"
-    new_nodes.main()
-    print(f"guard: {COUNTS['tested']} newcomers tested, {COUNTS['flagged']} flagged")
+    main()

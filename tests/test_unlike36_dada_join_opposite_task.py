@@ -7,8 +7,8 @@ fresh rows of its task.  Measured at bcda3b7,
 0.015 / 0.0, a refit of the same estimator with the newcomer 0.905 /
 0.855 / 0.88.  (At 20 rows the refit also scores 0.00-0.01, so only the
 100-row case is pinned.)  growing.rst's goal (join >= refit - 1) misses by
-~87 points; its Limits do not list the case.  Strict xfail
-(skfed/boosting/_dada*.py and skfed/_graph_join*.py are other helpers').
+~87 points; its Limits do not list the case.  Measured at bcda3b7 (before unlike36); passes with unlike36's guard
+(skfed/_join_unlike.py).
 """
 
 import warnings

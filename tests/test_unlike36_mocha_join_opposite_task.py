@@ -22,8 +22,8 @@ Perso-lin and Dada score 0.00-0.07 there as well, but their refits too
 (0.00-0.06 at 20 rows): their fit, not their join (Perso-lin's refit stays
 at 0.06 with 100 rows and confidence 1, its link weight 0.03: ``mu=1``
 holds it to its neighbour as documented, ``mu / c_k`` sets the pull;
-``mu=0.01`` gives 0.985; Dada's refit reaches 0.86-0.91 with 100 rows).  Strict xfail (the join is
-skfed/multitask/_join*.py, another helper's).
+``mu=0.01`` gives 0.985; Dada's refit reaches 0.86-0.91 with 100 rows).  Measured at bcda3b7 (before unlike36); passes with unlike36's guard
+(skfed/_join_unlike.py).
 """
 
 import warnings

@@ -13,7 +13,8 @@ with ``DecentralizedKernelSGDClassifier(random_state=0)``, seeds 0-8:
 
 growing.rst's goal (join >= refit - 1, >= max(Global, Local)) misses by
 ~18 points on average and by 72 on seed 4; growing.rst's Limits do not
-list the case.  Strict xfail (skfed/online/_join*.py; not a small fix).
+list the case.  Measured at bcda3b7 (before unlike36); passes with unlike36's guard
+(skfed/_join_unlike.py).
 """
 
 import warnings
