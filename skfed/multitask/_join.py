@@ -78,6 +78,10 @@ classifier's count of misclassified held-out samples in a few bits, or a
 float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`), and counts
 both.
 
+A classifier's newcomer whose joined model misclassifies its own samples
+significantly more than chance (its labels oppose the fitted nodes') then
+re-chooses its scale on its own samples (:mod:`skfed.multitask._join_unlike`).
+
 Without a rehearsal (a fit by another engine, or no fitted node with
 more than 2 samples) a regressor's newcomer (the squared loss) chooses how
 much to trust its prior by cross-validation on its own samples (5 folds,

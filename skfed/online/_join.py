@@ -227,7 +227,10 @@ class _JoinMixin:
            neighbours' combination) misclassifies at most a tenth of its
            samples (a mean's small margins give way to a few samples'
            hinge steps: on HAR the passes cost the network start 5 to 10
-           points).
+           points).  A classifier's newcomer whose start misclassifies its
+           samples significantly more than chance (labels opposed to the
+           federation's) starts from zero instead and streams unlinked
+           (``join_start_ == "zero"``; :mod:`skfed.online._join_unlike`).
            A regressor's newcomer that starts from the network function
            makes ``max_epochs`` passes with its samples' weights
            multiplied by ``k / (n + k)``, ``k`` its total weight and ``n``
