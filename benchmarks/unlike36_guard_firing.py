@@ -15,7 +15,7 @@ Usage: ``python benchmarks/unlike36_guard_firing.py --families
 mocha,dada,persolin,online --datasets har,moons,landmine --seeds 0,1,2
 --ks 5,10,20``.
 
-Results (2026-11-30, main 4dcac699 + branch unlike36, unlike36; the command above
+Results (2026-11-30, branch unlike36 from main 7e469ed, unlike36; the command above
 with ``--datasets moons,landmine,har``, about 17 min): 108 rows (4 families x
 3 data sets x seeds 0-2 x k = 5, 10, 20), 743 newcomers tested, 0 flagged,
 108 of 108 rows identical (decision values of every newcomer's test

@@ -12,7 +12,7 @@ keeps its links (``--online-keep-links``).
 
 Usage: ``python benchmarks/unlike36_opposite.py --seeds 0,1,2,3,4,5,6,7,8 --rows 20,100``.
 
-Results (2026-11-30, main 4dcac699 + branch unlike36, unlike36; the command above,
+Results (2026-11-30, branch unlike36 from main 7e469ed, unlike36; the command above,
 about 1 min; mean [min-max] over seeds 0-8)::
 
     rows 20: Local (LogisticRegression) mean 0.860
