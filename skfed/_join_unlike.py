@@ -24,7 +24,7 @@ import numpy as np
 from scipy.stats import binom
 
 # The test's level: at 20 samples of two balanced classes it fires at 16
-# or more errors; at 10 at 10; at 5 samples it cannot fire (2^-5 > 0.01).
+# or more errors, at 10 samples at 10; at 5 samples it cannot fire (2^-5 > 0.01).
 # (0.05, measured on benchmarks/new_nodes_unlike.py at 180 degrees, seeds
 # 0-2: k = 5 Dada / MOCHA / online 0.22 / 0.25 / 0.28 -> 0.85 / 0.46 / 0.51,
 # k = 10 and 20 unchanged; not adopted: not run on the table's rows.)
