@@ -21,6 +21,7 @@ from ..kernels import _check_join_kernel_settings
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
+from ._join_unlike import zero_unlike_starts
 from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
 from ._join_means import join_sizes
@@ -226,7 +227,10 @@ class _JoinMixin:
            neighbours' combination) misclassifies at most a tenth of its
            samples (a mean's small margins give way to a few samples'
            hinge steps: on HAR the passes cost the network start 5 to 10
-           points).
+           points).  A classifier's newcomer whose start misclassifies its
+           samples significantly more than chance (labels opposed to the
+           federation's) starts from zero instead and streams unlinked
+           (``join_start_ == "zero"``; :mod:`skfed.online._join_unlike`).
            A regressor's newcomer that starts from the network function
            makes ``max_epochs`` passes with its samples' weights
            multiplied by ``k / (n + k)``, ``k`` its total weight and ``n``
@@ -508,6 +512,9 @@ class _JoinMixin:
                 errors = float(np.sum(w_new[rows] * self._join_criterion(
                     self._join_values[-1][2], y_new[rows])))
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
+        if not self._is_regressor():   # (._join_unlike: a start its samples contradict)
+            zero_unlike_starts(start, self._join_values, y_new, X.shape[1], self._dtype,
+                               neighbours, self.join_start_)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
