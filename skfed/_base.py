@@ -185,9 +185,11 @@ class SingleNodeWarning(UserWarning):
 _GROUPS_HELP = (
     "pass them as groups=... or set group_column to the column of X that "
     "holds them (the route that works everywhere in scikit-learn, including "
-    "string scorers and cross_val_predict); with "
-    "sklearn.set_config(enable_metadata_routing=True), meta-estimators such "
-    "as GridSearchCV route groups= to this method"
+    "string scorers, cross_val_predict and a search's predict); with "
+    "sklearn.set_config(enable_metadata_routing=True), a Pipeline routes "
+    "groups= to every method and GridSearchCV to fit and score, but a "
+    "search's predict, predict_proba and decision_function pass none: call "
+    "them on search.best_estimator_ with groups="
 )
 
 
@@ -777,8 +779,9 @@ class FederatedMixin(DocLinkMixin):
                 raise ValueError(
                     f"{len(unseen)} node(s) were not seen in fit ({shown}"
                     f"{', ...' if len(unseen) > 5 else ''}); set "
-                    "handle_unknown='global' to predict for them with the shared "
-                    "model" + (", or give them their own models with add_nodes."
+                    "handle_unknown='global' to predict for them with the model for "
+                    "unseen nodes (the shared model, or the average of the fitted "
+                    "nodes' models)" + (", or give them their own models with add_nodes."
                                if hasattr(self, "add_nodes") else ".")
                 )
         return codes
@@ -809,10 +812,11 @@ class FederatedMixin(DocLinkMixin):
         if nodes.dtype.kind == "f" and self.nodes_.dtype.kind in "iub":  # (int64 + uint64:
             nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist())  # exact)
         if nodes.dtype.kind == "O" or self.nodes_.dtype.kind == "O":
-            nodes = np.array(self.nodes_.tolist() + list(new_labels), dtype=object)
-        elif not all(a == b for a, b in zip(nodes[:n_old].tolist(), self.nodes_.tolist())):
-            # a float newcomer among integer ids float64 cannot hold (>= 2**53):
-            # keep every id exact (object), never merge two fitted nodes
+            nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist(), dtype=object)
+        elif not all(a == b for a, b in zip(
+                nodes.tolist(), self.nodes_.tolist() + np.asarray(new_labels).tolist())):
+            # integer ids float64 cannot hold (>= 2**53) with float ones, fitted or
+            # new: keep every id exact (object), never merge two nodes
             nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist(),
                              dtype=object)
         self.nodes_ = nodes

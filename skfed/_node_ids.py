@@ -106,9 +106,10 @@ def _lookup_labels(nodes, labels):
     (``==`` and hashing).
     """
     kinds = {nodes.dtype.kind, labels.dtype.kind}
-    # (signed against unsigned integers: searchsorted compares them as
-    # float64, which merges ids above 2**53; the dict compares them exactly)
-    if kinds <= set("iuf") and not {"i", "u"} <= kinds or kinds <= set("US"):
+    # (integers against floats or signed against unsigned integers:
+    # searchsorted compares them as float64, which merges ids above 2**53;
+    # the dict compares them exactly)
+    if kinds <= set("iuf") and len(kinds) == 1 or kinds <= set("US"):
         if len(nodes) == 0:
             return np.full(len(labels), -1, dtype=np.intp)
         # nodes_ is sorted after fit; nodes that joined later are appended.

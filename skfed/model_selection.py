@@ -522,6 +522,13 @@ def make_group_scorer(
     >>> make_group_scorer(average="nodes")(model, X_test, y_test, groups=g_test)
     0.75
     """
+    if isinstance(score_func, str):
+        raise TypeError(
+            f"score_func must be a callable metric, not a scorer name ({score_func!r}): "
+            "pass e.g. sklearn.metrics.accuracy_score (the default), "
+            "balanced_accuracy_score or r2_score, with response_method="
+            '"decision_function" for roc_auc_score.'
+        )
     if not callable(score_func):
         raise TypeError(f"score_func must be callable, got {score_func!r}.")
     if not isinstance(average, str) or average not in ("samples", "nodes"):

@@ -509,7 +509,7 @@ class _Run:
             if len(classes) < 2:
                 raise ValueError(
                     "The number of classes has to be greater than one; got 1 class "
-                    f"({classes[0]!r}) over all nodes."
+                    f"({classes.tolist()[0]!r}) over all nodes."
                 )
             fitted.classes_ = classes
             fitted.multi_class_ = "ovr"  # multi_class="auto" on Flower (check_supported)

@@ -687,7 +687,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         if len(self.classes_) < 2:
             raise ValueError(
                 "The number of classes has to be greater than one; got 1 class "
-                f"({self.classes_[0]!r}) over all nodes."
+                f"({self.classes_.tolist()[0]!r}) over all nodes."
             )
         Xs = layout.sort(X)
         codes = layout.sort(y_codes.ravel())

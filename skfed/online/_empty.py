@@ -15,7 +15,9 @@ when a fit or ``partial_fit`` call ends with every dictionary empty while the
 call's targets vary, or with a node's dictionary empty although its
 samples of the call hold two classes (two target values for a
 regressor), naming the parameter that made the step vanish (``eta0``
-given, ``consensus_penalty`` on a dense topology, ``epsilon`` given).  Nothing of the fit changes.
+given, ``consensus_penalty`` on a dense topology, ``epsilon`` given), or
+the features' scale when the kernel's values ``k(x, x)`` sink every term
+(review36: features of scale 1e-12 under the linear kernel).  Nothing of the fit changes.
 """
 
 import inspect
@@ -29,14 +31,17 @@ from .._node_ids import listed_labels
 
 def _silent_nodes(sizes, codes, y, n_nodes):
     """Nodes whose dictionary is empty although their samples (``codes``)
-    hold two distinct targets (rows of ``y``)."""
+    hold two distinct targets (rows of ``y``); one sort, not one scan of
+    every sample per empty node (quadratic in the nodes)."""
     y = np.asarray(y).reshape(len(codes), -1)
-    out = []
-    for t in np.flatnonzero(sizes[:n_nodes] == 0):
-        rows = y[codes == t]
-        if len(rows) > 1 and np.any(rows != rows[0]):
-            out.append(t)
-    return np.asarray(out, dtype=np.intp)
+    codes = np.asarray(codes)
+    empty = np.zeros(max(n_nodes, int(codes.max(initial=-1)) + 1), dtype=bool)
+    empty[np.flatnonzero(np.asarray(sizes[:n_nodes]) == 0)] = True
+    mine = np.flatnonzero(empty[codes])  # the samples of nodes with empty dictionaries
+    _, first, inverse = np.unique(codes[mine], return_index=True, return_inverse=True)
+    # a sample whose target differs from its node's first one
+    differs = np.any(y[mine] != y[mine][first][inverse.ravel()], axis=1)
+    return np.unique(codes[mine][differs]).astype(np.intp)
 
 
 def _cause(est):
@@ -46,6 +51,12 @@ def _cause(est):
     lam = float(getattr(est, "_lambda_max", 0.0))
     kernel_sup = float(getattr(est, "_kernel_sup_seen", 1.0))
     head = f"the step eta0_={eta:.3g} is small against the KOMP budget epsilon_={eps:.3g}"
+    if eta * np.sqrt(kernel_sup) < eps <= eta:
+        # a term's norm is eta s |loss'| sqrt(k(x, x)): here the kernel's values sink it
+        return (f"a new term's norm, about eta0_={eta:.3g} x sample weight x |loss'| x "
+                f"sqrt(k(x, x)), is under the KOMP budget epsilon_={eps:.3g} because k(x, x) "
+                f"is at most {kernel_sup:.3g} (kernel={est.kernel_!r} on features of tiny "
+                "scale); standardize the features (e.g. StandardScaler)")
     if est.eta0 != "auto":
         return (f"{head}: eta0={est.eta0!r} was given; raise eta0 (below the stability "
                 f"bound {est.step_bound_:.3g}) or lower epsilon")
@@ -64,10 +75,17 @@ def _cause(est):
             f"graph Laplacian {lam:.3g}: a dense topology); lower consensus_penalty, use a "
             "sparser topology, or lower epsilon"
         )
-    return (f"{head}: eta0='auto' is 1 / (alpha + K (s_max + c lambda_max)) = {eta:.3g} and "
-            "each term is about eta0_ x sample weight x |loss'|, so small sample weights (or a "
-            "large s_max or alpha) keep it within the budget; lower epsilon or rescale "
-            "sample_weight")
+    s_max = float(getattr(est, "_s_max_seen", 1.0))
+    values = (f"{head}: eta0='auto' is 1 / (alpha + K (s_max + c lambda_max)) = {eta:.3g}, "
+              f"K = max k(x, x) = {kernel_sup:.3g}, the largest sample weight s_max = "
+              f"{s_max:.3g}, alpha={est.alpha:g}; each term is about eta0_ x sample weight x "
+              "|loss'|")
+    if kernel_sup * s_max >= 100.0 * est.alpha and kernel_sup >= 100.0:
+        # features in large units under a linear or polynomial kernel
+        return (f"{values}, so the large K keeps it within the budget: put the features on "
+                "a unit scale (StandardScaler), or lower epsilon")
+    return (f"{values}, so small sample weights (or a large s_max or alpha) keep it within "
+            "the budget; lower epsilon or rescale sample_weight")
 
 
 def warn_empty_dictionaries(est, codes, y):

@@ -650,7 +650,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                     f"selected. At least "
                     f"{math.ceil(math.log(fwer / d) / math.log(reference))} reports per "
                     "feature are needed (more clients, or more features reported per "
-                    "client), or a larger fwer.",
+                    "client: raise n_reported), or a larger fwer.",
                     UserWarning,
                     stacklevel=4,
                 )
