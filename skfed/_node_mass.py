@@ -98,6 +98,8 @@ the tests' liars wrap :func:`agreed_max_mass`.  A rogue first answerer
 could still lie about the summary to one newcomer (its confidence only).
 """
 
+import itertools
+
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
@@ -214,10 +216,11 @@ def _middle_pair(keys, n_pivots=N_PIVOTS):
         pivots = sorted({lo + max(1, (hi - lo) * (i + 1) // (n_pivots + 1))
                          for i in range(n_pivots)})
         inside = keys[(keys >= np.uint64(lo)) & (keys <= np.uint64(hi))]
-        edges = [lo] + pivots + [None]
         start = below
-        for a, b in zip(edges[:-1], edges[1:]):
-            part = inside[(inside >= np.uint64(a)) & ((inside < np.uint64(b)) if b is not None else True)]
+        for a, b in itertools.pairwise([lo, *pivots, None]):
+            part = inside[inside >= np.uint64(a)]
+            if b is not None:
+                part = part[part < np.uint64(b)]
             if part.size == 0:
                 continue
             first, last = start, start + part.size - 1

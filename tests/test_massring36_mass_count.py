@@ -13,6 +13,8 @@ ranks' counts against the whole, and a fit on a ring against the same fit
 with no exchange counted.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import sparse
@@ -21,9 +23,18 @@ from scipy.sparse.csgraph import breadth_first_order
 from skfed import DecentralizedBoostingClassifier as DadaClassifier
 from skfed import PersonalizedLinearClassifier, SimulatedNetwork
 from skfed import _node_mass as node_mass
-from skfed._node_mass import (GATHER_DEPTH, N_PIVOTS, SUMMARY_FLOATS, _keys, _middle_pair,
-                              agree_on_masses, agreed_max_mass, count_protocol, node_scale,
-                              protocol_of)
+from skfed._node_mass import (
+    GATHER_DEPTH,
+    N_PIVOTS,
+    SUMMARY_FLOATS,
+    _keys,
+    _middle_pair,
+    agree_on_masses,
+    agreed_max_mass,
+    count_protocol,
+    node_scale,
+    protocol_of,
+)
 
 H = 16  # header bytes
 # count protocol payloads: first trip up (int32 + 3 float64), a pivot round's
@@ -64,7 +75,7 @@ def _n_search_rounds(valid):
         pivots = sorted({lo + max(1, (hi - lo) * (i + 1) // (N_PIVOTS + 1))
                          for i in range(N_PIVOTS)})
         bounds = [lo] + pivots + [hi + 1]
-        for a, b in zip(bounds[:-1], bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             ranks = [r for r in range(n) if a <= keys[r] < b and lo <= keys[r] <= hi]
             if not ranks:
                 continue
@@ -236,7 +247,7 @@ def test_ring_fit_models_unchanged_and_bytes_are_the_exchange(cls, monkeypatch):
     groups = np.repeat(np.arange(K), 6)
     X = rng.normal(size=(groups.size, 3))
     y = (X[:, 0] + 0.3 * rng.normal(size=groups.size) > 0).astype(int)
-    kw = dict(network=SimulatedNetwork(topology="ring"), random_state=0)
+    kw = {"network": SimulatedNetwork(topology="ring"), "random_state": 0}
     if cls is DadaClassifier:
         kw["n_estimators"] = 10
     est = cls(**kw).fit(X, y, groups=groups)
