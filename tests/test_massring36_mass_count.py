@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order
+from sklearn.base import clone
 
 from skfed import DecentralizedBoostingClassifier as DadaClassifier
 from skfed import PersonalizedLinearClassifier, SimulatedNetwork
@@ -35,6 +36,8 @@ from skfed._node_mass import (
     node_scale,
     protocol_of,
 )
+
+from ._helpers.mpi import launch, needs_mpi, saved_cases
 
 H = 16  # header bytes
 # count protocol payloads: first trip up (int32 + 3 float64), a pivot round's
@@ -261,3 +264,30 @@ def test_ring_fit_models_unchanged_and_bytes_are_the_exchange(cls, monkeypatch):
     spent = est.n_bytes_sent_ - ref.n_bytes_sent_
     sim = SimulatedNetwork(topology="ring").start(K)
     assert spent == agree_on_masses(sim, kind, mass) == _expected(sim, kind, mass)
+
+
+@needs_mpi
+def test_mpi_ranks_count_the_same_exchange_on_deep_rings(tmp_path):
+    # Dada on a 40-node ring and Perso-lin on a 200-node ring take the count
+    # protocol; two ranks count it as the simulation (bytes, messages, models)
+    from sklearn.datasets import make_moons
+
+    cases, simulated = [], {}
+    for name, cls, K, kw in [
+        ("dada", DadaClassifier, 40, {"n_estimators": 8}),
+        ("persolin", PersonalizedLinearClassifier, 200, {}),
+    ]:
+        X, y = make_moons(4 * K, noise=0.3, random_state=K)
+        groups = np.repeat(np.arange(K), 4)
+        est = cls(network=SimulatedNetwork(topology="ring"), random_state=0, max_iter=4 * K,
+                  join_neighbours="graph", **kw)
+        assert protocol_of(SimulatedNetwork(topology="ring").start(K),
+                           node_mass.mass_kind(est)) == "count"
+        simulated[name] = clone(est).fit(X, y, groups=groups)
+        cases.append((name, est, X, y, groups, None))
+    results = launch(2, saved_cases(cases, tmp_path), tmp_path / "run")
+    for name, _, X, _, groups, _ in cases:
+        sim, run = simulated[name], results[name]
+        assert (run.n_bytes_sent_, run.n_messages_) == (sim.n_bytes_sent_, sim.n_messages_)
+        np.testing.assert_array_equal(run.decision_function(X, groups=groups),
+                                      sim.decision_function(X, groups=groups))
