@@ -36,8 +36,9 @@ in one of two ways (massring36), chosen from the tree alone:
   two middle masses by rounds of :data:`N_PIVOTS` pivots (``d = 25``: three
   float64 and the kept bucket's 2 bits) answered per bucket by a count,
   smallest and largest (``u = 80``); a middle rank first or last in its
-  bucket is that bucket's smallest or largest, so integer masses 50-400
-  take 2-5 rounds.  The last trip's down is the summary (``8 s``).  From
+  bucket is that bucket's smallest or largest (:func:`_pivots`: at most
+  64 rounds; 2-4 in ``benchmarks/massring36_ring_bytes.py``, integer
+  masses 50-400 on 100-3,200 nodes, honest or 10 % liars).  The last trip's down is the summary (``8 s``).  From
   the two middle masses the root takes ``np.median``'s value (the middle
   one, or the mean of the two), so ``M`` is :func:`agreed_max_mass`'s and
   the median and smallest confidence those of :func:`node_scale`'s
@@ -169,8 +170,8 @@ def summary_bytes(kind):
 # The fit gathers every mass at the root while the tree's depths average at
 # most GATHER_DEPTH[kind] (the gather's 8 sum_j depth_j bytes against the
 # count protocol's: Dada's honest run adds 72 B per tree edge to the
-# gather's fixed 48, 9 float64; Perso-lin's median search takes 2-5 rounds
-# of 137 B, about 48 float64); deeper trees count.
+# gather's fixed 48, 9 float64; Perso-lin's median search takes 2-4 rounds
+# of 137 B, 36-52 float64); deeper trees count.
 GATHER_DEPTH = {"dada": 9, "persolin": 48}
 # Pivots per round of the count protocol's median search (4 buckets).
 N_PIVOTS = 3
@@ -189,6 +190,29 @@ def _value(key):
     sign = np.uint64(1 << 63)
     bits = key ^ sign if key & sign else ~key
     return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
+
+
+def _pivots(lo, hi, count, rank, n_pivots=N_PIVOTS):
+    """The root's pivots (keys in ``(lo, hi]``) for the search's next round.
+
+    The middle of the key range (the search keeps at most half of it, so
+    64-bit keys end it within 64 rounds), and around where the ``rank``-th
+    of the ``count`` values would lie were they evenly spread between
+    ``lo`` and ``hi`` (``sqrt(count) / 2`` spacings either side, about the
+    rank's spread under such a guess).  Quarter points fill the rest.
+    """
+    picks = [lo + (hi - lo + 1) // 2]
+    a, b = _value(lo), _value(hi)
+    if count > 2 and np.isfinite(a) and np.isfinite(b):
+        step = (b - a) / (count - 1)
+        guess, half = a + step * rank, step * max(0.5, np.sqrt(count) / 2)
+        picks += [int(k) for k in _keys([guess - half, guess + half])]
+    picks += [lo + (hi - lo) * (i + 1) // (n_pivots + 1) for i in range(n_pivots)]
+    out = []
+    for p in picks:
+        if lo < p <= hi and p not in out:
+            out.append(p)
+    return sorted(out[:n_pivots])
 
 
 def _middle_pair(keys, n_pivots=N_PIVOTS):
@@ -213,9 +237,9 @@ def _middle_pair(keys, n_pivots=N_PIVOTS):
                 found.setdefault(r, lo)
             break
         rounds += 1
-        pivots = sorted({lo + max(1, (hi - lo) * (i + 1) // (n_pivots + 1))
-                         for i in range(n_pivots)})
         inside = keys[(keys >= np.uint64(lo)) & (keys <= np.uint64(hi))]
+        rank = min(r for r in targets if r not in found) - below
+        pivots = _pivots(lo, hi, inside.size, rank, n_pivots)
         start = below
         for a, b in itertools.pairwise([lo, *pivots, None]):
             part = inside[inside >= np.uint64(a)]
