@@ -41,6 +41,24 @@ were taken by the MOCHA join's FittedExchange (86 and 19), by count_setup
 (148 and 6) and by _deliver from the Dada / Perso-lin gates and scatter
 round (51) and the online join gate (17).  Conclusion: the one schedule
 changes no fit, join, byte or round.
+
+Results (2026-11-30, main c4765b6, drops37)
+-------------------------------------------
+drops37 moved five more loops onto DropWait (the feature-mean joins'
+ask-until-answered loop of Dada / Perso-lin and of the online classifier,
+the support-recovery join, Perso-lin's posterior join and the online join's
+step 2, the last two with messages that wait for two nodes) and added the
+``sites`` part (support on School; Dada ``join_neighbours="graph"`` and
+Perso-lin ``join_neighbours="posterior"`` on Landmine and moons; seeds 0-2,
+drop 0 / 0.1 / 0.3).  ``--out before.json`` on a copy of main c4765b6 with
+this script (commit 336f8f2), ``--count-sites --out after.json`` on branch
+drops37 (f28c324), defaults; ``--compare``: **177 scenarios in both, 0
+differ**.  Rounds taken (and those after which a message still waited, so
+drops hit the site): posterior_join 123 (96), mean_neighbour_join 39 (21),
+online _join_features 19 (11), online _join_answers 24 (10), support
+join_sparse_linear 23 (14); drops36's users: FittedExchange 292 (156),
+count_setup 225 (186), _deliver 640 (302).  Conclusion: no fit, join, byte
+or round changes.
 """
 
 import argparse
@@ -144,6 +162,13 @@ def online_scenarios():
 
 
 # ---------------------------------------------------------------------- sweep
+# Families beyond new_nodes' own (its estimator with these parameters):
+# drops37's join sites (Dada's candidate join, Perso-lin's posterior one).
+VARIANTS = {"mocha-rbf": {"kernel": "rbf", "gamma": "scale", "max_rounds": 40},
+            "dada-graph": {"join_neighbours": "graph"},
+            "persolin-posterior": {"join_neighbours": "posterior"}}
+
+
 def sweep_scenarios(seeds, drops, families, datasets):
     import new_nodes as nn
 
@@ -157,11 +182,13 @@ def sweep_scenarios(seeds, drops, families, datasets):
                                             else None, quick=False)
             train, _ = nn.new_node_rows(order, 10)
             for family in families:
+                base = family.split("-")[0]
+                if task == ("classification" if base in nn.REGRESSION_ONLY
+                            else "regression" if base in nn.CLASSIFICATION_ONLY else None):
+                    continue
                 for drop in drops:
-                    base = "mocha" if family == "mocha-rbf" else family
                     est = nn.make_estimator(base, task, seed)
-                    if family == "mocha-rbf":
-                        est.set_params(kernel="rbf", gamma="scale", max_rounds=40)
+                    est.set_params(**VARIANTS.get(family, {}))
                     est.set_params(network=SimulatedNetwork(drop_rate=drop))
                     est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
                     fitted = fingerprint(est, X[fit_rows], groups[fit_rows])
@@ -179,6 +206,11 @@ def run(args):
         groups += [mochagate_scenarios(), setup_scenarios(), online_scenarios()]
     if "sweep" in args.parts:
         groups.append(sweep_scenarios(args.seeds, args.drops, args.families, args.datasets))
+    if "sites" in args.parts:  # (drops37: the joins' drop-wait loops)
+        groups.append(sweep_scenarios(args.seeds, args.drops, args.site_families,
+                                      args.site_datasets))
+    if args.count_sites:
+        count_sites()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for scenarios in groups:
@@ -186,6 +218,35 @@ def run(args):
                 results[key] = value
                 print(key, json.dumps(value), flush=True)
     Path(args.out).write_text(json.dumps(results, indent=1, sort_keys=True))
+    if args.count_sites:
+        for site, (n_rounds, n_waiting) in sorted(SITES.items()):
+            print(f"site {site}: {n_rounds} rounds, {n_waiting} still waiting after the round")
+
+
+# (site -> [rounds taken, rounds after which a message still waited])
+SITES = {}
+
+
+def count_sites():
+    """Count, per caller of DropWait.take, the rounds and those a drop hit
+    (a message left waiting): that the drops reached each site."""
+    from skfed import _pending
+
+    take = _pending.DropWait.take
+
+    def counted(self, *args, **kwargs):
+        frame = sys._getframe(1)
+        code = frame.f_code
+        if code.co_filename.endswith("_pending.py"):  # (a helper of _pending: its caller)
+            code = frame.f_back.f_code
+        site = f"{Path(code.co_filename).parent.name}/{Path(code.co_filename).name}:{code.co_name}"
+        out = take(self, *args, **kwargs)
+        entry = SITES.setdefault(site, [0, 0])
+        entry[0] += 1
+        entry[1] += int(not self.complete and bool(len(self.left)))
+        return out
+
+    _pending.DropWait.take = counted
 
 
 def compare(a, b):
@@ -200,11 +261,15 @@ def compare(a, b):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="drops36_fingerprints.json")
-    p.add_argument("--parts", default="tests,sweep")
+    p.add_argument("--parts", default="tests,sweep,sites")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--drops", default="0,0.1,0.3")
     p.add_argument("--families", default="mocha,mocha-rbf,dada,persolin,online")
     p.add_argument("--datasets", default="landmine,moons")
+    p.add_argument("--site-families", default="support,dada-graph,persolin-posterior")
+    p.add_argument("--site-datasets", default="school,landmine,moons")
+    p.add_argument("--count-sites", action="store_true",
+                   help="print, per caller of DropWait.take, the rounds a drop hit")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"))
     args = p.parse_args()
     if args.compare:
@@ -214,6 +279,8 @@ def main():
     args.drops = [float(s) for s in args.drops.split(",")]
     args.families = args.families.split(",")
     args.datasets = args.datasets.split(",")
+    args.site_families = args.site_families.split(",")
+    args.site_datasets = args.site_datasets.split(",")
     run(args)
 
 

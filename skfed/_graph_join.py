@@ -122,6 +122,7 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
+from ._graph_join_unlike import keep_local_if_contradicted
 from ._graph_join_fitted import (
     connected_threshold, csr_of_pairs, join_random_state, join_simulation,
     first_answer_bytes, join_rogue, newcomer_confidence, rogue_sent, share_joined_masses,
@@ -891,6 +892,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             new_models[k] = node.model[0]
             graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
             uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
+    keep_local_if_contradicted(est, X, y, dtype, layout, new_models, local_models)
     # Step 4's last message: each newcomer tells its fitted neighbours their
     # weight (a weight between two newcomers is known to both).
     # (counted in one call: a multicast counts one message per receiver)

@@ -166,3 +166,31 @@ def check_C_weight(scale, where):
             f"{where}: C times the total sample_weight is {scale:.3g}, above 8.5e37, "
             "where lambda = 1 / (C n_samples) underflows in float32; lower C or "
             "rescale sample_weight.")
+
+
+def as_message(values, dtype, what):
+    """``values`` as a message of ``dtype`` delivers them (read back in float64).
+
+    A message of float32 values cannot carry a finite value above
+    ``3.4e38``; rather than sending ``inf`` (a silent wrong model at the
+    receiver), refuse naming ``what`` overflowed and how to avoid it.
+
+    >>> as_message(np.array([1.5, 2.0]), np.float32, "the sums").tolist()
+    [1.5, 2.0]
+    >>> as_message(np.array([1e39]), np.float32, "the sums")
+    Traceback (most recent call last):
+    ...
+    ValueError: the sums overflow the float32 messages that carry them ...
+    """
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        sent = values.astype(dtype)
+    if np.dtype(dtype).itemsize < 8 and not np.isfinite(sent).all():
+        lost = np.isfinite(values) & ~np.isfinite(sent)
+        if lost.any():
+            raise ValueError(
+                f"{what} overflow the {np.dtype(dtype).name} messages that carry them "
+                f"(largest |value| {float(np.abs(values[lost]).max()):.3g} above "
+                f"{float(np.finfo(dtype).max):.3g}): the features are too large for this "
+                "exchange; rescale them (e.g. StandardScaler).")
+    return sent.astype(np.float64)

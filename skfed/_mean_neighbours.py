@@ -97,7 +97,7 @@ import math
 import numpy as np
 from scipy import sparse
 
-from ._pending import DropWait
+from ._pending import DropWait, ask_until_answered
 from .graph import model_message_bytes
 from .network import payload_bytes
 
@@ -516,22 +516,16 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
               hub_round(sim, means @ hub_map, own_means @ hub_map, newcomers,
                         up_floats=means.shape[1], scale_floats=1))
     # Round(s) 2: the chosen nodes' models (asked again until each answers).
-    received = [dict() for _ in range(n_new)]
-    while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):
-        active = sim.draw_rounds(1)[0][0]
-        for k in range(n_new):
-            todo = np.array([j for j in chosen[k] if int(j) not in received[k]], dtype=np.intp)
-            if not len(todo):
-                continue
-            sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
-                                   np.zeros(len(todo), np.int64))
-            got = todo[active[todo]]
-            sim.counter.send_pairs(got, np.full(len(got), newcomers[k], np.intp),
-                                   payloads[got].astype(np.int64))
-            answers = sim.corrupt_value_rows(flat[got].copy(), got) if len(got) else flat[got]
-            for j, a in zip(got.tolist(), answers):
-                received[k][j] = a
-        sim.counter.next_round()
+    received = [{} for _ in range(n_new)]
+
+    def answer(k, got):
+        sim.counter.send_pairs(got, np.full(len(got), newcomers[k], np.intp),
+                               payloads[got].astype(np.int64))
+        answers = sim.corrupt_value_rows(flat[got].copy(), got) if len(got) else flat[got]
+        for j, a in zip(got.tolist(), answers):
+            received[k][j] = a
+
+    ask_until_answered(sim, newcomers, chosen, answer)
     new_models = np.zeros((n_new,) + models.shape[1:], dtype=dtype)
     rows, cols, weights, losses, confidences = [], [], [], np.zeros(n_new), np.zeros(n_new)
     Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)

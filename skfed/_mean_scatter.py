@@ -74,6 +74,7 @@ fixed limit is hit too.
 
 import numpy as np
 
+from ._magnitude import as_message
 from ._mean_neighbours import _deliver
 from .network import float_bytes
 
@@ -314,7 +315,8 @@ def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features
     if d > (WHITEN_MAX_FEATURES if max_features is None else max_features) or n < 2:
         return None
     iu = np.triu_indices(d)
-    tri = node_scatters(raw_X, sw, offsets, means)[:, iu[0], iu[1]].astype(dtype).astype(np.float64)
+    tri = as_message(node_scatters(raw_X, sw, offsets, means)[:, iu[0], iu[1]], dtype,
+                     "The fitted nodes' feature scatters (the newcomer placement's whitening)")
     if sim is not None:
         if np.asarray(sim.rogue, dtype=bool).any():
             tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)

@@ -72,6 +72,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._node_mass import MAX_MASS_BYTES
+from .._pending import DropWait
 
 TRUST = 2.0  # the newcomer's confidence multiplier in its block (chosen on moons seeds 0-2)
 MIN_WEIGHT = 1e-6  # posterior weights under this get no edge (they still enter u)
@@ -263,17 +264,17 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     newcomers = n_old + np.arange(n_new, dtype=np.intp)
     # Rounds: each newcomer that is up asks the candidates that have not
     # answered yet; each one up answers its model (a rogue one corrupted).
+    # (one DropWait step of messages that wait for both ends)
     got_models = np.zeros((n_new, q, P * nb))
     have = np.zeros((n_new, q), dtype=bool)
-    while not have.all():
+    wait = DropWait([np.stack([np.repeat(newcomers, q), cand.ravel()], axis=1)])
+    while not wait.complete:
         active = sim.draw_rounds(1)[0][0]
-        asking = np.flatnonzero(active[newcomers] & ~have.all(axis=1))
-        need = ~have[asking]
-        who, where = np.nonzero(need)
-        asker, asked = asking[who], cand[asking][need]
-        sim.counter.send_pairs(newcomers[asker], asked, np.zeros(len(asked), np.int64))
-        ok = active[asked]
-        asker, asked, where = asker[ok], asked[ok], where[ok]
+        asks = wait.left[active[newcomers[wait.left // q]]]
+        sim.counter.send_pairs(newcomers[asks // q], cand.ravel()[asks],
+                               np.zeros(len(asks), np.int64))
+        ((_, sent),) = wait.take(active)
+        (asker, where), asked = np.divmod(sent, q), cand.ravel()[sent]
         # (a newcomer's first answer also carries the fit's largest mass)
         first = (np.diff(asker, prepend=-1) != 0) & ~have[asker].any(axis=1)
         sim.counter.send_pairs(asked, newcomers[asker], payloads[asked] + MAX_MASS_BYTES * first)

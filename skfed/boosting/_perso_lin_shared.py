@@ -91,6 +91,7 @@ from scipy import sparse
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from .._magnitude import as_message
 from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, fit_gate
 from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
@@ -147,11 +148,12 @@ def node_sums(Z, Y, w, offsets, S, n_pen):
     return losses, grads
 
 
-def _sent(values):
+def _sent(values, what="the shared model's messages"):
     """``values`` as a float32 message delivers them (the exchange's values are
     float32: half the bytes, the same newcomers on HAR seeds 0-2,
-    ``benchmarks/persolin_shared_cost.py``)."""
-    return np.asarray(values, dtype=np.float32).astype(np.float64)
+    ``benchmarks/persolin_shared_cost.py``); a finite value float32 cannot
+    hold is refused (:func:`skfed._magnitude.as_message`)."""
+    return as_message(values, np.float32, what)
 
 
 def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
@@ -171,7 +173,7 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
     if filled.any():
         stats[filled, :nb] = np.add.reduceat(w[:, None] * Z * Z, starts[filled], axis=0)
         stats[filled, nb] = np.add.reduceat(w, starts[filled])
-    stats = _sent(stats)
+    stats = _sent(stats, "The shared model's column sums of w z^2 (join_neighbours='shared')")
     if rogue.any():
         stats = sim.corrupt_value_rows(stats, nodes)
     _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb + 1)))
@@ -245,7 +247,7 @@ def sketch_preconditioner(Z, w, offsets, scale, mass, sim):
     for k in range(n):
         a, b = int(offsets[k]), int(offsets[k + 1])
         sketches[k] = (Zs[a:b].T @ right[a:b]).ravel()
-    sketches = _sent(sketches)
+    sketches = _sent(sketches, "The shared model's Z'WZ sketches (join_neighbours='shared')")
     if np.asarray(sim.rogue, dtype=bool).any():
         sketches = sim.corrupt_value_rows(sketches, np.arange(n, dtype=np.intp))
     _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb * r)))

@@ -78,6 +78,10 @@ classifier's count of misclassified held-out samples in a few bits, or a
 float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`), and counts
 both.
 
+A classifier's newcomer whose joined model misclassifies its own samples
+significantly more than chance (its labels oppose the fitted nodes') then
+re-chooses its scale on its own samples (:mod:`skfed.multitask._join_unlike`).
+
 Without a rehearsal (a fit by another engine, or no fitted node with
 more than 2 samples) a regressor's newcomer (the squared loss) chooses how
 much to trust its prior by cross-validation on its own samples (5 folds,
@@ -210,7 +214,7 @@ from ..network import resolve_network
 from ._compression import _FLOAT
 from ._join_warm import extend_dual_state
 from ._node_data import refuse_dropped_join
-from . import _join_neighbours
+from . import _join_neighbours, _join_unlike
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
 from ._rehearsal import (
@@ -586,6 +590,12 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
         nodes.set_prior(M, lam / np.where(c > 0, c, lam / mu))  # (c = 0: below)
         converged = nodes.solve_all(loss, steps)
+        if classifier:
+            # a newcomer whose own samples contradict its model trusts them
+            # more (skfed.multitask._join_unlike; local, nothing sent)
+            c, rescue_converged = _join_unlike.rescued(nodes, make_nodes, sw, layout, M, c,
+                                                       lam, mu, loss, steps)
+            converged = converged and rescue_converged
         if rehearsal is not None:
             # It first sends its number of samples and total weight; the
             # server, which holds mu, the mean weight and the rehearsed

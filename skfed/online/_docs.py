@@ -327,8 +327,11 @@ _COMMON_ATTRIBUTES_DOC = """
         :meth:`add_nodes`.
     join_start_ : ndarray of shape (n_new,), dtype=object
         What every node of the last join started from: ``"network"`` (the
-        network function), ``"neighbours"`` or ``"features"`` (the
-        classifier's open gate); only after a join.
+        network function), ``"neighbours"``, ``"features"`` (the
+        classifier's open gate), ``"linear"`` (the linear network function
+        of ``join_function="auto"`` when its gate is open) or ``"zero"`` (a
+        classifier newcomer whose own samples the start gets significantly
+        wrong, which then streams without links); only after a join.
 """
 
 # The classifier's newcomer gate (skfed/online/_join_gate.py).

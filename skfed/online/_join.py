@@ -21,10 +21,11 @@ from ..kernels import _check_join_kernel_settings
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
+from ._join_unlike import zero_unlike_starts
 from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
 from ._join_means import join_sizes
-from ._join_steps import _combination, _join_rounds, _rows_bytes
+from ._join_steps import _combination, _join_answers, _join_rounds, _rows_bytes
 from ._validation import drop_absent_rows
 from ._validation import _check_gamma
 
@@ -226,7 +227,10 @@ class _JoinMixin:
            neighbours' combination) misclassifies at most a tenth of its
            samples (a mean's small margins give way to a few samples'
            hinge steps: on HAR the passes cost the network start 5 to 10
-           points).
+           points).  A classifier's newcomer whose start misclassifies its
+           samples significantly more than chance (labels opposed to the
+           federation's) starts from zero instead and streams unlinked
+           (``join_start_ == "zero"``; :mod:`skfed.online._join_unlike`).
            A regressor's newcomer that starts from the network function
            makes ``max_epochs`` passes with its samples' weights
            multiplied by ``k / (n + k)``, ``k`` its total weight and ``n``
@@ -508,6 +512,9 @@ class _JoinMixin:
                 errors = float(np.sum(w_new[rows] * self._join_criterion(
                     self._join_values[-1][2], y_new[rows])))
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
+        if not self._is_regressor():   # (._join_unlike: a start its samples contradict)
+            zero_unlike_starts(start, self._join_values, y_new, X.shape[1], self._dtype,
+                               neighbours, self.join_start_)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
@@ -820,36 +827,32 @@ class _JoinMixin:
         n_features, n_out = self._points.shape[2], self._n_outputs
         received = [dict() for _ in neighbours]
 
-        def visit(k, active):
+        def answer(k, j):
             i = n_old + k
-            for j in neighbours[k]:
-                if j in received[k] or not active[j]:
-                    continue
-                # The neighbour's iterate as its graph neighbours hold it,
-                # not the averaged function it predicts with: the newcomer's
-                # stream couples to what it received (its consensus term), as
-                # the fit's nodes couple to their neighbours' iterates, and
-                # step 1 judged the neighbours by their iterates' values.
-                # The averaged functions (same bytes) lost on held-out
-                # families (related-clustered 0.25 / 0.57 / 0.20 at k = 5 /
-                # 10 / 20, related-wide 0.42 at k = 20, seeds 0-2;
-                # benchmarks/online_join_averaged.py).
-                D, W = self._join_model(j, published)
-                M = len(D)
-                if published:
-                    # A whole copy, as _publish sends it to a neighbour that
-                    # holds nothing yet.
-                    payload = M * (n_features * value_bytes + 4) + M * n_out * value_bytes + 4
-                else:
-                    payload = _rows_bytes(M, n_features, n_out, value_bytes)
-                sim.counter.send_message(j, i, payload)
-                if value_bytes == 4:
-                    W = W.astype(np.float32).astype(np.float64)
-                W = sim.corrupt_value_rows(W[None], [j])[0]
-                received[k][j] = (D, W)
-            return len(received[k]) == len(neighbours[k])
+            # The neighbour's iterate as its graph neighbours hold it,
+            # not the averaged function it predicts with: the newcomer's
+            # stream couples to what it received (its consensus term), as
+            # the fit's nodes couple to their neighbours' iterates, and
+            # step 1 judged the neighbours by their iterates' values.
+            # The averaged functions (same bytes) lost on held-out
+            # families (related-clustered 0.25 / 0.57 / 0.20 at k = 5 /
+            # 10 / 20, related-wide 0.42 at k = 20, seeds 0-2;
+            # benchmarks/online_join_averaged.py).
+            D, W = self._join_model(j, published)
+            M = len(D)
+            if published:
+                # A whole copy, as _publish sends it to a neighbour that
+                # holds nothing yet.
+                payload = M * (n_features * value_bytes + 4) + M * n_out * value_bytes + 4
+            else:
+                payload = _rows_bytes(M, n_features, n_out, value_bytes)
+            sim.counter.send_message(j, i, payload)
+            if value_bytes == 4:
+                W = W.astype(np.float32).astype(np.float64)
+            W = sim.corrupt_value_rows(W[None], [j])[0]
+            received[k][j] = (D, W)
 
-        _join_rounds(sim, n_old, len(neighbours), visit)
+        _join_answers(sim, n_old, neighbours, answer)
         return [[received[k][j] for j in neighbours[k]] for k in range(len(neighbours))]
 
     def _join_receive_network(self, sim, neighbours, n_old):

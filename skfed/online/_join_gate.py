@@ -73,6 +73,7 @@ from sklearn.base import clone
 
 from .._mean_neighbours import (GATE_T, N_NEAREST, _deliver, gate_statistic, hub_round,
                                 nearest)
+from .._pending import ask_until_answered
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._join_steps import _rows_bytes
 
@@ -252,24 +253,19 @@ class _NeighbourGateMixin:
         # Round(s) 2: the chosen nodes' functions (asked again until each answers).
         value_bytes = float_bytes(self._dtype)
         n_features, n_out = X.shape[1], self._n_outputs
-        received = [dict() for _ in range(n_new)]
-        while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):
-            active = sim.draw_rounds(1)[0][0]
-            for k in range(n_new):
-                todo = np.array([j for j in chosen[k] if int(j) not in received[k]], np.intp)
-                if not len(todo):
-                    continue
-                sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
-                                       np.zeros(len(todo), np.int64))
-                for j in todo[active[todo]].tolist():
-                    # (the function it predicts with: averaged weights)
-                    D, W = self.dictionaries_[j], self.dual_coef_[j]
-                    sim.counter.send_message(j, newcomers[k],
-                                             _rows_bytes(len(D), n_features, n_out, value_bytes))
-                    if value_bytes == 4:
-                        W = W.astype(np.float32).astype(np.float64)
-                    received[k][j] = (D, sim.corrupt_value_rows(W[None], [j])[0])
-            sim.counter.next_round()
+        received = [{} for _ in range(n_new)]
+
+        def answer(k, got):
+            for j in got.tolist():
+                # (the function it predicts with: averaged weights)
+                D, W = self.dictionaries_[j], self.dual_coef_[j]
+                sim.counter.send_message(j, newcomers[k],
+                                         _rows_bytes(len(D), n_features, n_out, value_bytes))
+                if value_bytes == 4:
+                    W = W.astype(np.float32).astype(np.float64)
+                received[k][j] = (D, sim.corrupt_value_rows(W[None], [j])[0])
+
+        ask_until_answered(sim, newcomers, chosen, answer)
         start, neighbours = [], []
         self.join_start_ = np.full(n_new, "features", dtype=object)
         for k in range(n_new):

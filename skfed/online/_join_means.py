@@ -63,7 +63,12 @@ def stream_bytes(est, n_nodes):
 def held_sums(est, component):
     """What node 0 holds after a network-function round: ``(n_nodes, the
     number of nodes in its tree, their summed dictionary sizes, their
-    summed stream bytes)`` (``component``: every node's component)."""
+    summed stream bytes)`` (``component``: every node's component).
+
+    The round's sums replace what node 0 kept of earlier newcomers' reports
+    (``_join_late``): after a refit those belong to another federation,
+    even where its sums come out equal."""
+    est.__dict__.pop("_join_late", None)
     n = len(component)
     tree = np.flatnonzero(component == component[0]) if n else np.zeros(0, dtype=np.intp)
     sizes = np.asarray(est._sizes[:n], dtype=np.float64)

@@ -3,7 +3,9 @@ message sizes, a newcomer's combination weights and the join's rounds."""
 
 import numpy as np
 
-__all__ = ["_rows_bytes", "_combination", "_join_rounds"]
+from .._pending import DropWait
+
+__all__ = ["_combination", "_join_answers", "_join_rounds", "_rows_bytes"]
 
 
 def _rows_bytes(n_rows, n_features, n_out, value_bytes):
@@ -50,4 +52,29 @@ def _join_rounds(sim, n_old, n_new, visit):
     while waiting:
         active = sim.draw_rounds(1)[0][0]
         waiting = [k for k in waiting if not (active[n_old + k] and visit(k, active))]
+        sim.counter.next_round()
+
+
+def _join_answers(sim, n_old, neighbours, answer):
+    """Rounds of a join until every new node ``k`` (index ``n_old + k``)
+    received the answer of each of its ``neighbours[k]``.
+
+    One step of :class:`skfed._pending.DropWait` whose messages wait for
+    both ends: neighbour ``j`` answers in the first round both it and the
+    new node are up (the faults drawn for all nodes in every round), where
+    ``answer(k, j)`` counts and keeps it, new nodes in order, each one's
+    neighbours in its order.  A new node without neighbours waits for its
+    first round up, as in :func:`_join_rounds`.
+    """
+    sizes = [max(len(nb), 1) for nb in neighbours]
+    owner = np.repeat(np.arange(len(neighbours), dtype=np.intp), sizes)
+    asked = np.array([j for k, nb in enumerate(neighbours) for j in
+                      (nb if len(nb) else [n_old + k])], dtype=np.intp)
+    wait = DropWait([np.stack([n_old + owner, asked], axis=1)])
+    while not wait.complete:
+        active = sim.draw_rounds(1)[0][0]
+        for _, sent in wait.take(active):
+            for k, j in zip(owner[sent].tolist(), asked[sent].tolist()):
+                if j < n_old:
+                    answer(k, j)
         sim.counter.next_round()

@@ -9,6 +9,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from .._base import check_sample_weight
+from .._pending import DropWait
 from .._seeding import reseeded as _seeded
 from ..network import payload_bytes, resolve_network
 from ..privacy import check_privacy
@@ -214,17 +215,20 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
         rogue_new = np.zeros(n_new, dtype=bool)
     support_bytes = payload_bytes(n_bits=d)
     coef_bytes = payload_bytes(n_float64=m_sent, n_bits=d if len(levels) else 0)
-    waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
-    while len(waiting):
+    # the server's message to each new node (by its position k): one DropWait step
+    wait = DropWait([np.arange(n_new, dtype=np.intp)])
+    up = np.zeros(n_new, dtype=bool)
+    while not wait.complete:
         # the round's faults at the waiting nodes only (the same draws)
-        active = sim.draw_round_active(waiting)
-        arrived = waiting[active]
+        waiting = wait.waiting
+        up[waiting] = sim.draw_round_active(n_old + waiting)
+        ((_, sent),) = wait.take(up)
+        arrived = (n_old + sent).astype(np.intp)
         sim.counter.broadcast_from_server(
             arrived, np.full(len(arrived), support_bytes, dtype=np.int64))
         sim.counter.broadcast_from_server(
             arrived, np.full(len(arrived), coef_bytes, dtype=np.int64))
         sim.counter.next_round()
-        waiting = waiting[~active]
     if per_node:
         w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
         XS = X[:, support].toarray() if sparse.issparse(X) else X[:, support]

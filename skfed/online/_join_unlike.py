@@ -1,0 +1,75 @@
+"""An online newcomer whose labels contradict the functions it starts from.
+
+A classifier's newcomer starts from the network function or its
+neighbours' combination (:meth:`skfed.online._join._JoinMixin.add_nodes`,
+step 2) and then makes ``max_epochs`` passes over its samples, its
+neighbours' functions held fixed in its consensus term.  When its labels
+oppose the federation's, that start misclassifies 80-100 % of its own
+samples, and the passes begin at the wrong sign: the consensus term (its
+neighbours are of the opposite task too) and the start together held its
+fresh accuracy to 0.661 over seeds 0-8 of review36's case (0.15 on seed 4,
+whose fit coupled its nodes strongly), where a refit, whose nodes all start
+from zero, scored 0.845.  A newcomer whose start misclassifies its own
+samples significantly more than chance
+(:func:`skfed._join_unlike.worse_than_chance`) therefore starts from zero
+as a fit's node does and makes its passes alone: it does not link to the
+neighbours whose functions its samples contradict (``join_start_`` says
+``"zero"``).  Zero start with the links kept lifted the mean only to 0.722
+(seeds 1, 4, 7: 0.46 / 0.13 / 0.64, the consensus term pulling it back);
+without them 0.929 (``benchmarks/unlike36_opposite.py``).  It is local
+(it evaluated the start itself), sends nothing, and a newcomer the test
+does not flag starts exactly as before.
+"""
+
+import numpy as np
+
+from .._join_unlike import class_codes, worse_than_chance
+
+
+def zero_unlike_starts(start, values, y, n_features, dtype, neighbours, kinds):
+    """Replace (in place) the contradicted newcomers' starts by zero.
+
+    Parameters
+    ----------
+    start : list of tuple
+        Per newcomer ``(points, weights, gram_inv, err)`` of its start.
+    values : list of tuple
+        Per newcomer ``(rows, neighbour_sum, start_values)``, its start's
+        values ``(n_k, n_out)`` at its samples ``rows``; the flagged ones'
+        start values are replaced by zeros.
+    y : ndarray of shape (n_samples,) or (n_samples, n_out)
+        The newcomers' encoded targets (``+-1``, per class with more than
+        two).
+    n_features : int
+    dtype : numpy dtype
+        The points' dtype.
+    neighbours : list of ndarray
+        Per newcomer the fitted nodes it links to; a flagged one's become
+        empty (it streams alone).
+    kinds : ndarray of object
+        ``join_start_``: a flagged newcomer's becomes ``"zero"``.
+
+    Returns
+    -------
+    ndarray of shape (n_new,) of bool
+        The newcomers flagged.
+    """
+    preds, trues = [], []
+    for rows, _, start_values in values:
+        F = np.asarray(start_values, dtype=np.float64).reshape(len(rows), -1).T
+        Y = np.asarray(y[rows], dtype=np.float64).reshape(len(rows), -1).T
+        pred, true = class_codes(F, Y)
+        preds.append(pred)
+        trues.append(true)
+    offsets = np.concatenate([[0], np.cumsum([len(t) for t in trues])])
+    flagged = worse_than_chance(np.concatenate(preds + [np.zeros(0, np.intp)]),
+                                np.concatenate(trues + [np.zeros(0, np.intp)]), offsets)
+    for k in np.flatnonzero(flagged):
+        n_out = start[k][1].shape[1]
+        start[k] = (np.zeros((0, n_features), dtype=dtype), np.zeros((0, n_out)),
+                    np.zeros((0, 0)), 0.0)
+        rows, neighbour_sum, start_values = values[k]
+        values[k] = (rows, np.zeros_like(neighbour_sum), np.zeros_like(start_values))
+        neighbours[k] = neighbours[k][:0]
+        kinds[k] = "zero"
+    return flagged
