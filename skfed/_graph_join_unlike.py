@@ -40,8 +40,15 @@ def contradicted(Z, Y, layout, models):
 
 def keep_local_if_contradicted(est, X, y, dtype, layout, new_models, local_models):
     """Replace (in place) the flagged newcomers' models by their local ones
-    (``X``, ``y``: the join's samples in their order); returns the flags."""
-    from ._graph_join import _design, _targets
+    (``X``, ``y``: the join's samples in their order); returns the flags.
+
+    Not under a finite ``privacy`` budget: the test reads the newcomer's raw
+    samples, and a choice between two released models made on them is not
+    covered by the join's accounting (nothing is flagged there)."""
+    from ._graph_join import _design, _private, _targets
+
+    if _private(est):
+        return np.zeros(len(new_models), dtype=bool)
 
     flagged = contradicted(_design(est, X, dtype), _targets(est, y, dtype), layout, new_models)
     new_models[flagged] = local_models[flagged]
