@@ -44,6 +44,8 @@ from skfed.online import DecentralizedKernelSGDClassifier
 from skfed.online._consensus import _ConsensusMixin
 from skfed.online._laplacian import laplacian_lambda_max
 
+_AFTER = _ConsensusMixin._laplacian_lambda_max
+
 
 def _before_top(A):
     """main's Lanczos route for a graph past 200 nodes."""
@@ -56,14 +58,11 @@ def _before_top(A):
 
 
 def _before_lambda_max(self):
-    """main's ``_ConsensusMixin._laplacian_lambda_max``."""
-    if len(self.nodes_) < 2 or self.adjacency_.nnz == 0:
-        return 0.0
-    A = sparse.csr_matrix(self.adjacency_, dtype=np.float64)
-    if A.shape[0] <= 200:
-        L = sparse.diags(np.asarray(A.sum(axis=1)).ravel()) - A
-        return float(np.linalg.eigvalsh(L.toarray())[-1])
-    return _before_top(A)
+    """main's ``_ConsensusMixin._laplacian_lambda_max`` (its dense route up
+    to 200 nodes is unchanged: the current method's)."""
+    if len(self.nodes_) <= 200 or self.adjacency_.nnz == 0:
+        return _AFTER(self)
+    return _before_top(self.adjacency_)
 
 
 def _ratios(seconds):

@@ -130,11 +130,8 @@ def test_empty_and_isolated_graphs():
 
 def _blobs(n_nodes, seed=0):
     rng = np.random.RandomState(seed)
-    sizes = rng.randint(5, 9, size=n_nodes)
-    groups = np.repeat(np.arange(n_nodes), sizes)
-    X = rng.normal(size=(len(groups), 3))
-    y = (X[:, 0] + 0.5 * rng.normal(size=len(groups)) > 0).astype(int)
-    return X, y, groups
+    X = rng.normal(size=(6 * n_nodes, 3))
+    return X, (X[:, 0] > 0).astype(int), np.repeat(np.arange(n_nodes), 6)
 
 
 @pytest.mark.parametrize("n_nodes", [150, 251])
