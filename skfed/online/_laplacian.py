@@ -5,8 +5,10 @@ communication graph (:meth:`_ConsensusMixin._resolve_step`).  Lanczos
 (``eigsh``) needs a number of iterations that grows with the inverse square
 root of the gap under the top of the spectrum; on a ring that gap shrinks
 like ``1 / n^2``, so the iterations grow like ``n`` and the cost like
-``n^2`` (1,000 nodes 0.2 s, 8,000 nodes 23 s), and the Ritz value it stops
-at can be the second eigenvalue of the cluster rather than the first.
+``n^2`` (0.04 CPU s at 1,000 nodes, 3.9 s at 8,000:
+``benchmarks/eig36_online_scaling.py``), and the Ritz value it stops at can
+be the second eigenvalue of the cluster (a 2,000-node ring once gave
+3.9999902 for 4).
 The graphs where that happens have closed forms:
 
 * a circulant graph in node order (node ``i`` linked to ``i + s mod n`` for
