@@ -74,12 +74,20 @@ nodes and 10 from 4,000).  After vs before, same arrays: eta0_ and
 step_bound_ within 1e-11 relative, decision values within 6e-12 of their
 largest, bytes equal at 1,000 / 2,000 / 4,000 nodes.
 
+Probe of the rounds (fixed kernel="rbf", consensus_penalty=1.0, the ring;
+600 rounds, dictionaries of 12 points on average, capacity 21 at every
+size): the solver's CPU per node-round is 0.57 / 0.63 / 1.18 / 1.29 us at
+1,000 / 2,000 / 4,000 / 8,000 nodes: one step between 2,000 and 4,000 nodes
+(consistent with the per-node points, Gram inverses and copies, ~5 KB a
+node, no longer fitting the cache),
+then linear, not an algorithmic ``n^2``.
+
 Conclusion: ``lambda_max`` was 26% of a 4,000-node fit and grew 4-6x per
 doubling; it is now under 0.2% and near-linear on the default topology
 (circulant FFT) with the same value to 1e-8 (identical on even rings).  The
 remaining superlinear part is the Cython rounds (x3.3, x2.5, x2.9 per
-doubling at constant bytes per node between 4,000 and 8,000 nodes), left to
-the solver's owner; the epoch orders (Python, a RandomState and permutations
+doubling), a cache step (probe above) rather than a quadratic loop; the
+epoch orders (Python, a RandomState and permutations
 per node) are linear but cost as much as the rounds.
 """
 
