@@ -89,6 +89,16 @@ remaining superlinear part is the Cython rounds (x3.3, x2.5, x2.9 per
 doubling), a cache step (probe above) rather than a quadratic loop; the
 epoch orders (Python, a RandomState and permutations
 per node) are linear but cost as much as the rounds.
+
+Quadratic part found, not in this benchmark's files (left to their owners):
+in the probe's fits (kernel="rbf", consensus_penalty=1.0) the network
+function's tree rounds (``online/_selection.py`` ``tree_round``, ~55 per fit)
+take about ``n`` simulated rounds each on the ring's spanning tree (depth
+``n / 2``, up then down) and draw every node's faults in every one of them
+(``sim.draw_rounds(1)``, ``3 n`` uniforms): ``network.draw_rounds`` 224,000
+calls 15.5 CPU s at 4,000 nodes, 456,000 calls 45.6 s at 8,000 (x2.9 per
+doubling; 40% of the 8,000-node fit).  cProfile sorted by tottime, same
+arrays.
 """
 
 import argparse
