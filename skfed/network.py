@@ -381,6 +381,13 @@ class NetworkSimulation:
         """
         shape = (int(n_rounds), self.n_nodes)
         net = self.network
+        if net.is_perfect:
+            # Nothing can fail: every node active with all its work, and the
+            # stream moved past the draws as if they were made (the same
+            # later draws), without 3 draws per node and round (a tree
+            # round on a ring of n nodes draws n rounds: quadratic).
+            self._skip_doubles(3 * shape[0] * shape[1])
+            return np.ones(shape, dtype=bool), np.ones(shape)
         active = self.rng.uniform(size=shape) >= net.drop_rate
         straggling = self.rng.uniform(size=shape) < net.straggler_rate
         fractions = self.rng.uniform(net.straggler_min_work, 1.0, size=shape)
@@ -411,15 +418,18 @@ class NetworkSimulation:
         own = np.random.Generator(type(self.rng.bit_generator)())
         own.bit_generator.state = self.rng.bit_generator.state
         # ...and this one moved past the 3 n_rounds n_nodes doubles that
-        # draw_rounds takes (active, straggling, fractions; one 64-bit
-        # output each), keeping the buffered 32-bit half that doubles do
-        # not touch.
+        # draw_rounds takes (active, straggling, fractions)
+        self._skip_doubles(3 * n_rounds * self.n_nodes)
+        return ActiveRounds(own, n_rounds, self.n_nodes, self.network.drop_rate)
+
+    def _skip_doubles(self, count):
+        """Move the stream past ``count`` uniform doubles (one 64-bit output
+        each), keeping the buffered 32-bit half that doubles do not touch."""
         state = self.rng.bit_generator.state
-        self.rng.bit_generator.advance(3 * n_rounds * self.n_nodes)
+        self.rng.bit_generator.advance(count)
         moved = self.rng.bit_generator.state
         moved["has_uint32"], moved["uinteger"] = state["has_uint32"], state["uinteger"]
         self.rng.bit_generator.state = moved
-        return ActiveRounds(own, n_rounds, self.n_nodes, self.network.drop_rate)
 
     def draw_round(self):
         """Faults of one round: ``(active, work)`` of shape (n_nodes,)."""
