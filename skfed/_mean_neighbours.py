@@ -481,7 +481,7 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     -------
     est
     """
-    from ._graph_join import _design, _models, _Newcomer, _random_seed, _targets
+    from ._graph_join import _design, _is_dada, _models, _Newcomer, _random_seed, _targets
     from ._graph_join_fitted import (join_random_state, join_rogue,
                                      join_simulation)
 
@@ -544,6 +544,10 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
         rows.append(np.full(len(c), n_old + k))
         cols.append(c)
         weights.append(w)
+    if not _is_dada(est):  # a contradicted newcomer fits alone (Dada's here hold one class)
+        from ._graph_join_unlike import keep_alone_if_contradicted
+
+        keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses)
     r = np.concatenate(rows).astype(np.intp)
     c = np.concatenate(cols).astype(np.intp)
     w = np.concatenate(weights)

@@ -244,6 +244,7 @@ def _candidate_models(est, Z, Y, W, G, mass, confidences):
 def posterior_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the posterior prior of their candidates (see the module)."""
     from .._graph_join import _CANDIDATES_PER_KAPPA, _random_seed
+    from .._graph_join_unlike import keep_alone_if_contradicted
     from .._mean_neighbours import record_newcomers
     from ._perso_lin_shared import start_join
     from ..graph import model_message_bytes
@@ -290,6 +291,8 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     a, new_models = _candidate_models(est, Z, Y, W, G, mass, confidences)
     new_models = new_models.astype(dtype)
     losses = newcomer_losses(est, Z, Y, W, new_models, confidences)
+    # A newcomer its model contradicts fits alone instead (nothing sent).
+    keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses)
     keep = a >= MIN_WEIGHT
     if est.max_neighbors is not None and q > est.max_neighbors:  # the fit's cap on its edges
         rank = np.argsort(np.argsort(-a, axis=1, kind="stable"), axis=1, kind="stable")
