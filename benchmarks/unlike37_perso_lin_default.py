@@ -61,14 +61,16 @@ NEW = 99
 _original = unlike.contradicted
 
 
-def _setting(seed, clustered, rows):
+def _setting(seed, clustered, n_new):
+    """The fitted nodes' ``X, y, groups`` and ``n_new`` newcomer rows with
+    their opposite labels (``clustered``: the ``features`` setting)."""
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(320, 3))
     g = np.repeat(np.arange(8), 40)
     sign = np.where(g < 4, 1.0, -1.0) if clustered else np.ones(len(g))
     X[:, 1] += 3.0 * sign * clustered
     y = (X[:, 0] * sign > 0).astype(int)
-    Xn = rng.normal(size=(rows + 200, 3))
+    Xn = rng.normal(size=(n_new, 3))
     Xn[:, 1] += 3.0 * clustered
     return X, y, g, Xn, 1 - (Xn[:, 0] > 0).astype(int)
 
@@ -86,7 +88,7 @@ def _join(X, y, g, Xn, yn, rows, guard):
 
 
 def run(seed, clustered, rows):
-    X, y, g, Xn, yn = _setting(seed, clustered, rows)
+    X, y, g, Xn, yn = _setting(seed, clustered, rows + 200)
     rule, on = _join(X, y, g, Xn, yn, rows, True)
     _, off = _join(X, y, g, Xn, yn, rows, False)
     refit = PersonalizedLinearClassifier(random_state=0).fit(

@@ -12,16 +12,17 @@ model's loss in NumPy: Dada's ``c_n sum_p log sum_i s_i exp(-y_pi h_i.a_p)``
 on the fit's base matrix, Perso-lin's ``c_n F_n``.
 """
 
-import copy
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-import skfed._graph_join_unlike as unlike
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 
-NEW = 9
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_unlike37_perso_lin_default_joins import NEW, _join
 
 
 def _data(seed):
@@ -29,26 +30,6 @@ def _data(seed):
     X = rng.normal(size=(120, 3))
     Xn = rng.normal(size=(100, 3))
     return X, (X[:, 0] > 0).astype(int), np.repeat([0, 1, 2], 40), Xn, (Xn[:, 0] > 0).astype(int)
-
-
-def _join(est, X, y, off=False):
-    est = copy.deepcopy(est)
-    flags = []
-    original = unlike.contradicted
-
-    def spy(*args):
-        out = original(*args)
-        flags.append(out.copy())
-        return np.zeros_like(out) if off else out
-
-    unlike.contradicted = spy
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est.add_nodes(X, y, groups=np.full(len(y), NEW))
-    finally:
-        unlike.contradicted = original
-    return est, flags
 
 
 def _model(est, k):

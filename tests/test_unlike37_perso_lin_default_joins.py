@@ -14,7 +14,9 @@ loss is that model's ``c_n F_n`` computed in NumPy.
 """
 
 import copy
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,25 +25,23 @@ from scipy.optimize import minimize
 import skfed._graph_join_unlike as unlike
 from skfed import PersonalizedLinearClassifier
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from unlike37_perso_lin_default import _setting
+
 NEW = 99
 
 
 def _fit(seed, clustered):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(320, 3))
-    g = np.repeat(np.arange(8), 40)
-    sign = np.where(g < 4, 1.0, -1.0) if clustered else np.ones(len(g))
-    X[:, 1] += 3.0 * sign * clustered
-    y = (X[:, 0] * sign > 0).astype(int)
+    X, y, g, Xn, opposite = _setting(seed, clustered, 300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
-    Xn = rng.normal(size=(300, 3))
-    Xn[:, 1] += 3.0 * clustered
-    return est, Xn, (Xn[:, 0] > 0).astype(int)
+    return est, Xn, 1 - opposite
 
 
-def _join(est, X, y, monkeypatch=None):
+def _join(est, X, y, off=False):
+    """A copy of ``est`` joined by ``(X, y)`` as node NEW (``off``: the test
+    switched off) and the flags the test returned."""
     est = copy.deepcopy(est)
     flags = []
     original = unlike.contradicted
@@ -49,7 +49,7 @@ def _join(est, X, y, monkeypatch=None):
     def spy(*args):
         out = original(*args)
         flags.append(out.copy())
-        return np.zeros_like(out) if monkeypatch == "off" else out
+        return np.zeros_like(out) if off else out
 
     unlike.contradicted = spy
     try:
@@ -112,7 +112,7 @@ def test_opposite_newcomer_fits_alone(clustered, rule, rows):
     assert c == pytest.approx(min(rows / est._join_info["max_mass"], 1.0))
     assert joined._join_info["losses"][-1] == pytest.approx(c * value, rel=1e-10)
     # the guard sent nothing: bytes equal to the unguarded join's
-    off, _ = _join(est, Xn[:rows], opposite[:rows], "off")
+    off, _ = _join(est, Xn[:rows], opposite[:rows], off=True)
     assert _bytes(joined) == _bytes(off) and sum(_bytes(off)[0]) > 0
     assert np.mean(off.predict(Xn[100:], groups=fresh) == opposite[100:]) < 0.2
 
@@ -121,7 +121,7 @@ def test_opposite_newcomer_fits_alone(clustered, rule, rows):
 def test_alike_newcomer_unflagged_and_identical(clustered):
     est, Xn, yn = _fit(1, clustered)
     on, flags = _join(est, Xn[:20], yn[:20])
-    off, _ = _join(est, Xn[:20], yn[:20], "off")
+    off, _ = _join(est, Xn[:20], yn[:20], off=True)
     assert [f.tolist() for f in flags] == [[False]]
     for name in ("coef_", "intercept_", "confidence_"):
         assert getattr(on, name).tobytes() == getattr(off, name).tobytes()
