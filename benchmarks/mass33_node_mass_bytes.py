@@ -30,6 +30,8 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from new_nodes import load, new_node_rows, split  # noqa: E402
@@ -52,7 +54,9 @@ def main(datasets=("landmine", "moons", "related-small"), seed=0, k=10):
             est = cls(random_state=seed, join_neighbours="graph").fit(
                 X[fit_rows], y[fit_rows], groups=groups[fit_rows])
             K = len(est.nodes_)
-            mass = agree_on_masses(SimulatedNetwork().start(K), mass_kind(est))
+            # (massring36: the exchange reads the masses; unit weights: row counts)
+            rows = np.unique(groups[fit_rows], return_counts=True)[1].astype(np.float64)
+            mass = agree_on_masses(SimulatedNetwork().start(K), mass_kind(est), rows)
             fit_bytes = est.n_bytes_sent_
             est.add_nodes(X[train], y[train], groups=groups[train])
             join_bytes = est.join_communication_.total_bytes

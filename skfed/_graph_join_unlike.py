@@ -71,10 +71,16 @@ def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, 
                                keep_losses=False):
     """Replace (in place) the flagged newcomers' models by their local ones
     (``X``, ``y``, ``sw``: the join's samples and weights in their order)
-    and, unless ``keep_losses`` (they are the local models' already, or
-    zeros under privacy), their ``losses`` (in place) by the local models';
-    returns the flags."""
-    from ._graph_join import _design, _targets
+    and, unless ``keep_losses`` (they are the local models' already), their
+    ``losses`` (in place) by the local models'; returns the flags.
+
+    Not under a finite ``privacy`` budget: the test reads the newcomer's raw
+    samples, and a choice between two released models made on them is not
+    covered by the join's accounting (nothing is flagged there)."""
+    from ._graph_join import _design, _private, _targets
+
+    if _private(est):
+        return np.zeros(len(new_models), dtype=bool)
 
     dtype = new_models.dtype
     Z, Y = _design(est, X, dtype), _targets(est, y, dtype)

@@ -11,23 +11,50 @@ step, over the aggregation tree of the setup
 (:func:`skfed.boosting._agreement._aggregation_tree`: a binary heap on a
 complete topology, a breadth-first tree of the topology otherwise):
 
-- up: every non-root node sends its parent its subtree's masses (the
-  root's median needs them all: ``size(subtree)`` float64);
-- down: the root sends the summary back (:data:`SUMMARY_FLOATS` float64:
-  the agreed largest mass ``M`` and the mean mass, then Perso-lin's median
-  and smallest).
+in one of two ways (massring36), chosen from the tree alone:
 
-So the fit spends ``(K - 1) (2 header + 8 s) + 8 sum_j depth_j`` bytes
-(Dada ``s = 2``, Perso-lin ``s = 4``: node j's mass travels up its
-``depth_j`` tree edges; on the heap ``depth_j = floor(log2(j + 1))``).
+- **gather**, while the tree's depths average at most
+  :data:`GATHER_DEPTH` (9 for Dada, 48 for Perso-lin; the complete
+  topology's heap: Dada up to 2,000 nodes, Perso-lin always): up, every non-root
+  node sends its parent its subtree's masses (``size(subtree)`` float64);
+  down, the root sends the summary back (:data:`SUMMARY_FLOATS` float64:
+  the agreed largest mass ``M`` and the mean mass, then Perso-lin's median
+  and smallest confidence).  ``(K - 1) (2 h + 8 s) + 8 sum_j depth_j``
+  bytes (``h`` the header, 16; Dada ``s = 2``, Perso-lin ``s = 4``; on the
+  heap ``depth_j = floor(log2(j + 1))``, on a ring ``min(j, K - j)``, whose
+  ``K^2 / 4`` made the gather quadratic, review36).
+- **count** otherwise (:func:`count_protocol`), every message of a fixed
+  size, so ``(K - 1) sum_t (2 h + u_t + d_t)`` bytes over its round trips
+  ``t``: first up each subtree's number of masses (int32) and their sum,
+  largest and smallest (float64), ``u_1 = 28``; for Dada the largest comes
+  down (``d_1 = 8``) and the number of masses at least a quarter of it goes
+  up (``u_2 = 4``): when both middle order statistics are among them
+  ``4 x median >= max`` in floating point too, so ``M = max`` with no median
+  (every honest federation rogue34 measured: two round trips, 120 B per
+  tree edge).  Otherwise (the cap may bind; and always for Perso-lin,
+  whose light-newcomer rule reads the median confidence) the root finds the
+  two middle masses by rounds of :data:`N_PIVOTS` pivots (``d = 25``: three
+  float64 and the kept bucket's 2 bits) answered per bucket by a count,
+  smallest and largest (``u = 80``); a middle rank first or last in its
+  bucket is that bucket's smallest or largest (:func:`_pivots`: at most
+  64 rounds; 2-4 in ``benchmarks/massring36_ring_bytes.py``, integer
+  masses 50-400 on 100-3,200 nodes, honest or 10 % liars).  The last trip's down is the summary (``8 s``).  From
+  the two middle masses the root takes ``np.median``'s value (the middle
+  one, or the mean of the two), so ``M`` is :func:`agreed_max_mass`'s and
+  the median and smallest confidence those of :func:`node_scale`'s
+  confidences, to the bit (``tests/test_massring36_mass_count.py``, liars
+  and NaN reports included; the confidences' while ``M > 0``).  The mean
+  is the tree's sum over the count: the fit's own arrays keep NumPy's
+  mean, which may differ from a tree's sum in the last bit.
+
 As the setup's other exchanges (feature ranges, vote), it is reliable: a
 dropped node sends its part when it is next online and its parent waits,
 so drops delay the exchange but change neither its bytes nor its result.
 A disconnected topology cannot agree on the largest mass: it is refused.
 The MPI engines agree on the masses with an allgather of every rank's
 nodes' masses (``_mpi_graph_fit._prepare``), take the same ``M``
-(:func:`node_scale`) and count this same tree, each rank its own nodes'
-messages.
+(:func:`node_scale`) and count this same exchange on the same masses, each
+rank its own nodes' messages.
 
 A newcomer of ``add_nodes`` receives the summary with its first answer
 (:func:`summary_bytes`: ``8 s`` bytes more on one answer; the posterior,
@@ -62,19 +89,22 @@ federations of unequal nodes (held out: Landmine and related-clustered
 nodes subsampled to 5-10 times the median) the bound also applies to
 honest heavy nodes (their confidence is 1): the fit and join moved by
 -0.9 to +1.7 points there, no loss on average (see the benchmark).  The
-bound costs the root's median its inputs: Dada's nodes now send their
+bound costs the root's median its inputs: Dada's nodes sent their
 subtree's masses up, as Perso-lin's did (``8 sum_j depth_j`` bytes
 instead of ``16 (K - 1)``; Landmine's 23 nodes: 1,584 B instead of 1,408,
-about 0.06 % of the fit).  The simulation itself keeps the honest values
+about 0.06 % of the fit), until the count protocol above bounded it on deep
+trees.  The simulation itself keeps the honest values
 (its corruption model covers models and losses only); the benchmark's and
 the tests' liars wrap :func:`agreed_max_mass`.  A rogue first answerer
 could still lie about the summary to one newcomer (its confidence only).
 """
 
+import itertools
+
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from .network import payload_bytes
+from .network import index_bits, payload_bytes
 
 # The agreed largest mass is at most MASS_CLIP times the median reported
 # mass (a liar's bound; see the module).
@@ -137,7 +167,169 @@ def summary_bytes(kind):
     return payload_bytes(n_float64=SUMMARY_FLOATS[kind])
 
 
-def agree_on_masses(simulation, kind, nodes=None):
+# The fit gathers every mass at the root while the tree's depths average at
+# most GATHER_DEPTH[kind] (the gather's 8 sum_j depth_j bytes against the
+# count protocol's: Dada's honest run adds 72 B per tree edge to the
+# gather's fixed 48, 9 float64; Perso-lin's median search takes 2-4 rounds
+# of 137 B, 36-52 float64); deeper trees count.
+GATHER_DEPTH = {"dada": 9, "persolin": 48}
+# Pivots per round of the count protocol's median search (4 buckets).
+N_PIVOTS = 3
+
+
+def _keys(values):
+    """Unsigned keys in the order of ``values`` (float64, no NaN; -0 read as 0)."""
+    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+    sign = np.uint64(1 << 63)
+    return np.where(bits & sign, ~bits, bits | sign)
+
+
+def _value(key):
+    """The float64 of a key of :func:`_keys`."""
+    key = np.uint64(key)
+    sign = np.uint64(1 << 63)
+    bits = key ^ sign if key & sign else ~key
+    return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
+
+
+def _pivots(lo, hi, count, rank, n_pivots=N_PIVOTS):
+    """The root's pivots (keys in ``(lo, hi]``) for the search's next round.
+
+    The middle of the key range (the search keeps at most half of it, so
+    64-bit keys end it within 64 rounds), and around where the ``rank``-th
+    of the ``count`` values would lie were they evenly spread between
+    ``lo`` and ``hi`` (``sqrt(count) / 2`` spacings either side, about the
+    rank's spread under such a guess).  Quarter points fill the rest.
+    """
+    picks = [lo + (hi - lo + 1) // 2]
+    a, b = _value(lo), _value(hi)
+    if count > 2 and np.isfinite(a) and np.isfinite(b):
+        step = (b - a) / (count - 1)
+        guess, half = a + step * rank, step * max(0.5, np.sqrt(count) / 2)
+        picks += [int(k) for k in _keys([guess - half, guess + half])]
+    picks += [lo + (hi - lo) * (i + 1) // (n_pivots + 1) for i in range(n_pivots)]
+    out = []
+    for p in picks:
+        if lo < p <= hi and p not in out:
+            out.append(p)
+    return sorted(out[:n_pivots])
+
+
+def _middle_pair(keys, n_pivots=N_PIVOTS):
+    """The two middle order statistics of ``keys`` by rounds of bucket counts.
+
+    Each round the root sends ``n_pivots`` keys splitting the range it still
+    searches into ``n_pivots + 1`` buckets; every subtree answers each
+    bucket's count, smallest and largest value; the root keeps the bucket
+    holding the middle ranks, whose range is then that of actual values.
+    A middle rank that is a bucket's first or last is its smallest or
+    largest value.  Returns ``(low, high, n_rounds)`` (keys; equal when the
+    number of keys is odd).
+    """
+    n = keys.size
+    targets = [(n - 1) // 2, n // 2]
+    found = {}
+    lo, hi, below = int(keys.min()), int(keys.max()), 0
+    rounds = 0
+    while len(found) < len(set(targets)):
+        if lo == hi:
+            for r in targets:
+                found.setdefault(r, lo)
+            break
+        rounds += 1
+        inside = keys[(keys >= np.uint64(lo)) & (keys <= np.uint64(hi))]
+        rank = min(r for r in targets if r not in found) - below
+        pivots = _pivots(lo, hi, inside.size, rank, n_pivots)
+        start = below
+        for a, b in itertools.pairwise([lo, *pivots, None]):
+            part = inside[inside >= np.uint64(a)]
+            if b is not None:
+                part = part[part < np.uint64(b)]
+            if part.size == 0:
+                continue
+            first, last = start, start + part.size - 1
+            for r in targets:
+                if r not in found and r == first:
+                    found[r] = int(part.min())
+                elif r not in found and r == last:
+                    found[r] = int(part.max())
+            open_ = [r for r in targets if r not in found and first <= r <= last]
+            if open_:
+                lo, hi, below = int(part.min()), int(part.max()), first
+            start = last + 1
+    return found[targets[0]], found[targets[1]], rounds
+
+
+def count_protocol(mass, kind):
+    """The count protocol's results and round trips on the reported ``mass``.
+
+    Round trip 1: up every subtree's number of reported masses (int32) and
+    their sum, largest and smallest (float64); down the largest.  Dada's
+    round trip 2: up the number of masses at least a quarter of the largest
+    (int32); if both middle order statistics are among them (``n - (n - 1)
+    // 2`` of the ``n`` reports), ``4 x median >= max`` and ``M = max``
+    with no median.  Otherwise (and always for Perso-lin, whose summary
+    holds the median confidence) the median search of
+    :func:`_middle_pair`: ``N_PIVOTS`` float64 and the chosen bucket
+    (2 bits) down, ``(N_PIVOTS + 1)`` x (int32 count, float64 smallest,
+    float64 largest) up, per round.  The last trip's down is the summary.
+
+    Returns
+    -------
+    summary : dict
+        ``max_mass`` (:func:`agreed_max_mass` to the bit), ``mean_mass``
+        (the tree's sum over the count), and for Perso-lin
+        ``median_confidence`` and ``min_confidence`` (those of
+        :func:`node_scale`'s confidences, to the bit).
+    trips : list of (int, int)
+        Payload bytes ``(up, down)`` of each round trip, per tree edge.
+    """
+    mass = np.asarray(mass, dtype=np.float64)
+    valid = mass[~np.isnan(mass)]
+    n = valid.size
+    top = float(valid.max())
+    ups = [payload_bytes(n_float64=3, n_int32=1)]
+    downs = [payload_bytes(n_float64=1)] if kind == "dada" else []
+    search = kind == "persolin"
+    if kind == "dada":
+        ups.append(payload_bytes(n_int32=1))
+        search = np.count_nonzero(valid >= top / 4.0) < n - (n - 1) // 2
+    M = top
+    if search:
+        low, high, n_rounds = _middle_pair(_keys(valid))
+        low, high = _value(low), _value(high)
+        ups += [payload_bytes(n_float64=2 * (N_PIVOTS + 1), n_int32=N_PIVOTS + 1)] * n_rounds
+        # np.median's: the middle value, or the mean of the middle two
+        median = np.mean(np.array([low, high])) if n % 2 == 0 else np.float64(low)
+        M = float(min(np.nanmax(mass), MASS_CLIP * median))
+    select = payload_bytes(n_float64=N_PIVOTS, n_bits=index_bits(N_PIVOTS + 1))
+    downs += [select] * (len(ups) - 1 - len(downs)) + [summary_bytes(kind)]
+    summary = {"max_mass": M, "mean_mass": float(np.sum(valid) / n)}
+    if kind == "persolin":
+        pair = np.minimum(np.array([low, high]) / M, 1.0)
+        summary["median_confidence"] = float(np.mean(pair) if n % 2 == 0 else pair[0])
+        summary["min_confidence"] = float(min(valid.min() / M, 1.0))
+    return summary, list(zip(ups, downs))
+
+
+def protocol_of(simulation, kind):
+    """``"gather"`` or ``"count"``: the fit's mass exchange on this network."""
+    from .boosting._agreement import _aggregation_tree
+
+    parent, order = _aggregation_tree(simulation)
+    gather = _depth_sum(parent, order) <= GATHER_DEPTH[kind] * (simulation.n_nodes - 1)
+    return "gather" if gather else "count"
+
+
+def _depth_sum(parent, order):
+    depth = np.zeros(parent.shape[0], dtype=np.int64)
+    for k in order.tolist():
+        if parent[k] >= 0:
+            depth[k] = depth[parent[k]] + 1
+    return int(depth.sum())
+
+
+def agree_on_masses(simulation, kind, mass, nodes=None):
     """Count the fit's mass exchange on ``simulation.counter``; return its bytes.
 
     Parameters
@@ -145,6 +337,9 @@ def agree_on_masses(simulation, kind, nodes=None):
     simulation : skfed.network._Simulation
         The fit's simulated network (its topology and counter).
     kind : {"dada", "persolin"}
+    mass : ndarray of shape (n_nodes,)
+        The masses the nodes report (the count protocol's rounds depend on
+        them).
     nodes : ndarray of int, default=None
         Count only the messages these nodes send (an MPI rank's own nodes:
         the ranks' counters add up to the simulation's); all by default.
@@ -152,12 +347,14 @@ def agree_on_masses(simulation, kind, nodes=None):
     Returns
     -------
     int
-        Bytes sent, headers included (the values do not change them: the
-        fit's state keeps ``max_mass``, its confidences the rest).
+        Bytes sent, headers included.
     """
     from .boosting._agreement import _aggregation_tree, _tree_round_trip
 
     K = simulation.n_nodes
+    mass = np.asarray(mass, dtype=np.float64)
+    if mass.shape != (K,):
+        raise ValueError(f"mass has shape {mass.shape}; expected ({K},), one per node.")
     if K < 2:
         return 0
     if not simulation.is_complete:
@@ -168,12 +365,15 @@ def agree_on_masses(simulation, kind, nodes=None):
                 "largest node mass (every confidence c_k = m_k / max_l m_l needs it). "
                 "Use a connected network.topology."
             )
-    parent, order = _aggregation_tree(simulation)
-    down = summary_bytes(kind)
-    # every subtree's masses (the root's median needs them all)
-    size = np.ones(K, dtype=np.int64)
-    for k in order[::-1].tolist():
-        if parent[k] >= 0:
-            size[parent[k]] += size[k]
-    up = size * payload_bytes(n_float64=1)
-    return _tree_round_trip(simulation, up, down, nodes=nodes, tree=(parent, order))
+    parent, order = tree = _aggregation_tree(simulation)
+    if _depth_sum(parent, order) <= GATHER_DEPTH[kind] * (K - 1):
+        # every subtree's masses (the root has them all)
+        size = np.ones(K, dtype=np.int64)
+        for k in order[::-1].tolist():
+            if parent[k] >= 0:
+                size[parent[k]] += size[k]
+        up = size * payload_bytes(n_float64=1)
+        return _tree_round_trip(simulation, up, summary_bytes(kind), nodes=nodes, tree=tree)
+    _, trips = count_protocol(mass, kind)
+    return sum(_tree_round_trip(simulation, up, down, nodes=nodes, tree=tree)
+               for up, down in trips)

@@ -269,7 +269,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         node_state = seeds[:K].copy()
         state.node_state = node_state
         # Every confidence c_k = m_k / max_l m_l: the masses' exchange (skfed._node_mass).
-        state.setup_bytes += agree_on_masses(simulation, mass_kind(self),
+        state.setup_bytes += agree_on_masses(simulation, mass_kind(self), state.node_mass,
                                              nodes=getattr(state, "own_nodes", None))
         spent = state.setup_bytes
         learned = self.graph is None and K > 1

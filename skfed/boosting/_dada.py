@@ -875,7 +875,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.stump_layout = (None if self.base_predictors is not None  # own stumps
                               else (self.stump_features_, self.stump_thresholds_))
-        state.max_mass = max_mass
+        state.max_mass, state.node_mass = max_mass, mass
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))

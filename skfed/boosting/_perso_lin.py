@@ -941,7 +941,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             Z, Y, sws, layout.offsets, mass, confidence, _LOSSES[self.loss](),
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
-        state.max_mass = max_mass
+        state.max_mass, state.node_mass = max_mass, mass
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.labels = self.nodes_  # node-ordered, for the local solve's warning
         state.local_update = resolved_local_update(self, spec)

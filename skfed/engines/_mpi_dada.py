@@ -276,7 +276,7 @@ def fit_dada(est, peer, block, validate, random_state):
     state = _BoostingState(H, Y, sws, offsets, confidence, est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0, score_weight=est._score_weight())
     state.setup_bytes = setup_bytes
-    state.max_mass = max_mass
+    state.max_mass, state.node_mass = max_mass, mass
     state.stump_layout = (est.stump_features_, est.stump_thresholds_)  # as the simulation
     est.graph_signal_ = graph_signal_used(est, None, K)
     est.__dict__.pop("kernel_features_", None)  # a previous kernel fit's

@@ -75,7 +75,7 @@ def fit_perso_lin(est, peer, block, validate, random_state):
         Z, Y, sws, offsets, mass, confidence, _LOSSES[est.loss](), est.alpha,
         Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
     )
-    state.max_mass = max_mass
+    state.max_mass, state.node_mass = max_mass, mass
     state.labels = est.nodes_  # every node's label (the local solve's warning)
     state.local_update = resolved_local_update(est, None)  # (_refuse: no privacy)
     run = _Run(est, _PersoLin, peer, block, state, simulation)

@@ -23,10 +23,11 @@ from threadpoolctl import ThreadpoolController
 from .._base import pad_log
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
-from ._robust import count_scale_messages
 from ._empty import warn_empty_dictionaries
+from ._laplacian import laplacian_lambda_max
+from ._robust import count_scale_messages
 from ._selection import count_selection_messages, tree_parents
-from ._validation import AFFINE_COEF0, _ROGUE, _SCHEDULES, _SMOOTHNESS
+from ._validation import _ROGUE, _SCHEDULES, _SMOOTHNESS, AFFINE_COEF0
 
 # Degree of the default topology (a ring lattice, "k_regular"): 2, a ring.
 # With copies a node sends every neighbour each of its samples at most once,
@@ -361,18 +362,15 @@ class _ConsensusMixin:
         )
 
     def _laplacian_lambda_max(self):
-        """Largest eigenvalue of the graph Laplacian (exact; Lanczos past 200 nodes)."""
+        """Largest eigenvalue of the graph Laplacian (exact up to 200 nodes;
+        past them :func:`._laplacian.laplacian_lambda_max`, near-linear time)."""
         if len(self.nodes_) < 2 or self.adjacency_.nnz == 0:
             return 0.0
         A = sparse.csr_matrix(self.adjacency_, dtype=np.float64)
-        L = sparse.diags(np.asarray(A.sum(axis=1)).ravel()) - A
-        if L.shape[0] <= 200:
+        if A.shape[0] <= 200:
+            L = sparse.diags(np.asarray(A.sum(axis=1)).ravel()) - A
             return float(np.linalg.eigvalsh(L.toarray())[-1])
-        from scipy.sparse.linalg import eigsh
-
-        # Lanczos converges from below; Gershgorin (2 max degree) caps it.
-        value = float(eigsh(L, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
-        return min(value * (1 + 1e-6), 2.0 * float(A.sum(axis=1).max()))
+        return laplacian_lambda_max(A)
 
     def _kernel_sup(self, X, codes=None):
         """``max k(x, x)`` over the samples (and every node's kernel; with
