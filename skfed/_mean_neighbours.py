@@ -475,7 +475,9 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     gate's), ``salt`` seeds the join's network draws, and ``finish(est,
     node, mean)`` returns a newcomer's model and loss from its neighbours'
     mean model (Perso-lin's: the mean itself; Dada's
-    :mod:`skfed.boosting._dada_mean_join` passes its own).
+    :mod:`skfed.boosting._dada_mean_join` passes its own).  A Perso-lin
+    newcomer that model contradicts fits alone instead
+    (:func:`skfed._graph_join_unlike.keep_alone_if_contradicted`).
 
     Returns
     -------

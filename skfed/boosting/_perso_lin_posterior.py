@@ -37,7 +37,12 @@ newcomer of the call at once (:func:`newcomer_blocks`).  It then sends its
 weight ``a_r`` to each of its ``max_neighbors`` heaviest candidates (the
 fit's cap on a node's edges; all of them if ``None``) of weight at least
 ``MIN_WEIGHT``: its row of ``collaboration_graph_``.  The prior uses every
-weight.  A join sends ``n_new q`` empty requests and as many models
+weight.  A newcomer whose model misclassifies its own samples
+significantly more often than its most frequent class would (its labels
+oppose its candidates': :mod:`skfed._graph_join_unlike`) takes instead the
+model it fits alone, ``argmin_theta F_n(theta)`` (its row and messages as
+before).  A
+join sends ``n_new q`` empty requests and as many models
 (asked again while a node is down), then one float per edge.
 
 **When.**  ``join_neighbours="auto"`` (the default) ends the fit with the
