@@ -41,8 +41,7 @@ weight.  A newcomer whose model misclassifies its own samples
 significantly more often than its most frequent class would (its labels
 oppose its candidates': :mod:`skfed._graph_join_unlike`) takes instead the
 model it fits alone, ``argmin_theta F_n(theta)`` (its row and messages as
-before).  A
-join sends ``n_new q`` empty requests and as many models
+before).  A join sends ``n_new q`` empty requests and as many models
 (asked again while a node is down), then one float per edge.
 
 **When.**  ``join_neighbours="auto"`` (the default) ends the fit with the
