@@ -18,7 +18,7 @@ fitted nodes or fewer run no gate.)
 
 Usage: ``python benchmarks/unlike37_perso_lin_default.py --seeds 0,1,2,3,4,5,6,7,8 --rows 20,100``.
 
-Results (2026-11-30, branch unlike37 from main b007bba7, unlike37; the
+Results (2026-11-30, branch unlike37 from main b007bba7 (table identity re-run after merging main c49b3b87), unlike37; the
 command above, 3 s; mean [min-max] over seeds 0-8)::
 
     posterior rows  20: Local 0.887  on 0.893 [0.800-0.975]  off 0.038 [0.025-0.055]  refit 0.019 [0.005-0.035]
