@@ -892,7 +892,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             new_models[k] = node.model[0]
             graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
             uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
-    keep_local_if_contradicted(est, X, y, dtype, layout, new_models, local_models)
+    keep_local_if_contradicted(est, X, y, sw_all, layout, new_models, local_models, graph_losses, separate)
     # Step 4's last message: each newcomer tells its fitted neighbours their
     # weight (a weight between two newcomers is known to both).
     # (counted in one call: a multicast counts one message per receiver)

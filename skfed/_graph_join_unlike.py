@@ -15,7 +15,19 @@ model of its step 1 (the fit's purely local steps on its samples, as every
 node had before the graph was learned) instead.  Local, nothing more is
 sent (its row and weights are sent as before: they are what its
 neighbours hold); a newcomer the test does not flag keeps its model
-bit-identical.
+bit-identical.  The loss a flagged newcomer records for later joins (its
+candidates' ``losses`` in ``_join_info``) is its kept model's.
+
+Perso-lin's default joins do not take the graph path: its posterior join
+(:mod:`skfed.boosting._perso_lin_posterior`) and its feature-mean join
+(:func:`skfed._mean_neighbours.mean_neighbour_join`) never fit a local
+model.  There a flagged newcomer (:func:`keep_alone_if_contradicted`)
+solves the model it would fit alone, the graph join's step 1 for
+Perso-lin: ``argmin_theta F_n(theta)`` (its sample-weighted mean loss and
+the fit's l2 term, solved as the fitted nodes' local models, a light
+newcomer's certified), on its own samples, nothing sent; its recorded
+loss is that model's ``c_n F_n``.  (Dada's feature-mean join takes only
+one-class newcomers, which the test never flags.)
 """
 
 import numpy as np
@@ -38,9 +50,29 @@ def contradicted(Z, Y, layout, models):
     return worse_than_chance(np.concatenate(preds), np.concatenate(trues), offsets)
 
 
-def keep_local_if_contradicted(est, X, y, dtype, layout, new_models, local_models):
+def kept_loss(est, Z, Y, sw, model):
+    """A newcomer's ``c_n F_n`` at ``model`` (``(P, n_columns)``), its samples'
+    design ``Z``, ``+-1`` targets ``Y`` and weights ``sw``: Dada's
+    log-sum-exp losses, Perso-lin's mean losses plus the l2 term (the fit's
+    local term of the graph objective, as ``_join_info`` keeps it)."""
+    from ._graph_join import _Newcomer
+
+    node = _Newcomer(est, np.ascontiguousarray(Z), np.ascontiguousarray(Y),
+                     np.ascontiguousarray(sw, dtype=model.dtype),
+                     float(est._join_info["max_mass"]), model.dtype)
+    total = float(node.data_losses(model[None]).sum())
+    if not node.dada:
+        pen = model[:, :node.n_penalized].astype(np.float64)
+        total += 0.5 * node.l2 * float(np.sum(pen * pen))
+    return node.confidence * total
+
+
+def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, losses=None,
+                               keep_losses=False):
     """Replace (in place) the flagged newcomers' models by their local ones
-    (``X``, ``y``: the join's samples in their order); returns the flags.
+    (``X``, ``y``, ``sw``: the join's samples and weights in their order)
+    and, unless ``keep_losses`` (they are the local models' already), their
+    ``losses`` (in place) by the local models'; returns the flags.
 
     Not under a finite ``privacy`` budget: the test reads the newcomer's raw
     samples, and a choice between two released models made on them is not
@@ -50,6 +82,41 @@ def keep_local_if_contradicted(est, X, y, dtype, layout, new_models, local_model
     if _private(est):
         return np.zeros(len(new_models), dtype=bool)
 
-    flagged = contradicted(_design(est, X, dtype), _targets(est, y, dtype), layout, new_models)
+    dtype = new_models.dtype
+    Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
+    flagged = contradicted(Z, Y, layout, new_models)
     new_models[flagged] = local_models[flagged]
+    if losses is not None and not keep_losses:
+        sw = np.asarray(sw, dtype=np.float64)
+        for k in np.flatnonzero(flagged):
+            idx = layout.node_indices(k)
+            losses[k] = kept_loss(est, Z[idx], Y[:, idx], sw[idx], new_models[k])
+    return flagged
+
+
+def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
+    """Perso-lin's posterior and feature-mean joins: each flagged newcomer's
+    model (in ``new_models``, in place) becomes the one it fits alone and
+    its loss (in ``losses``) that model's ``c_n F_n`` (see the module);
+    returns the flags."""
+    from ._graph_join import _design, _Newcomer, _targets
+    from .boosting._perso_lin import light_mass
+
+    dtype = new_models.dtype
+    Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
+    flagged = contradicted(Z, Y, layout, new_models)
+    if not flagged.any():
+        return flagged
+    info = est._join_info
+    n_fit = int(info.get("n_fit", len(est.nodes_)))
+    light_below = light_mass(est.confidence_[:n_fit], info["max_mass"])
+    sw = np.asarray(sw, dtype=np.float64)
+    for k in np.flatnonzero(flagged):
+        idx = layout.node_indices(k)
+        node = _Newcomer(est, np.ascontiguousarray(Z[idx]), np.ascontiguousarray(Y[:, idx]),
+                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]),
+                         dtype, light_below)
+        node.local(0)  # (its step count is the private fit's only)
+        new_models[k] = node.model[0]
+        losses[k] = node.graph_loss(False)
     return flagged

@@ -475,13 +475,15 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     gate's), ``salt`` seeds the join's network draws, and ``finish(est,
     node, mean)`` returns a newcomer's model and loss from its neighbours'
     mean model (Perso-lin's: the mean itself; Dada's
-    :mod:`skfed.boosting._dada_mean_join` passes its own).
+    :mod:`skfed.boosting._dada_mean_join` passes its own).  A Perso-lin
+    newcomer that model contradicts fits alone instead
+    (:func:`skfed._graph_join_unlike.keep_alone_if_contradicted`).
 
     Returns
     -------
     est
     """
-    from ._graph_join import _design, _models, _Newcomer, _random_seed, _targets
+    from ._graph_join import _design, _is_dada, _models, _Newcomer, _random_seed, _targets
     from ._graph_join_fitted import (join_random_state, join_rogue,
                                      join_simulation)
 
@@ -544,6 +546,10 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
         rows.append(np.full(len(c), n_old + k))
         cols.append(c)
         weights.append(w)
+    if not _is_dada(est):  # a contradicted newcomer fits alone (Dada's here hold one class)
+        from ._graph_join_unlike import keep_alone_if_contradicted
+
+        keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses)
     r = np.concatenate(rows).astype(np.intp)
     c = np.concatenate(cols).astype(np.intp)
     w = np.concatenate(weights)

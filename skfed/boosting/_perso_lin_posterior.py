@@ -37,7 +37,11 @@ newcomer of the call at once (:func:`newcomer_blocks`).  It then sends its
 weight ``a_r`` to each of its ``max_neighbors`` heaviest candidates (the
 fit's cap on a node's edges; all of them if ``None``) of weight at least
 ``MIN_WEIGHT``: its row of ``collaboration_graph_``.  The prior uses every
-weight.  A join sends ``n_new q`` empty requests and as many models
+weight.  A newcomer whose model misclassifies its own samples
+significantly more often than its most frequent class would (its labels
+oppose its candidates': :mod:`skfed._graph_join_unlike`) takes instead the
+model it fits alone, ``argmin_theta F_n(theta)`` (its row and messages as
+before).  A join sends ``n_new q`` empty requests and as many models
 (asked again while a node is down), then one float per edge.
 
 **When.**  ``join_neighbours="auto"`` (the default) ends the fit with the
@@ -244,6 +248,7 @@ def _candidate_models(est, Z, Y, W, G, mass, confidences):
 def posterior_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the posterior prior of their candidates (see the module)."""
     from .._graph_join import _CANDIDATES_PER_KAPPA, _random_seed
+    from .._graph_join_unlike import keep_alone_if_contradicted
     from .._mean_neighbours import record_newcomers
     from ._perso_lin_shared import start_join
     from ..graph import model_message_bytes
@@ -290,6 +295,8 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     a, new_models = _candidate_models(est, Z, Y, W, G, mass, confidences)
     new_models = new_models.astype(dtype)
     losses = newcomer_losses(est, Z, Y, W, new_models, confidences)
+    # A newcomer its model contradicts fits alone instead (nothing sent).
+    keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses)
     keep = a >= MIN_WEIGHT
     if est.max_neighbors is not None and q > est.max_neighbors:  # the fit's cap on its edges
         rank = np.argsort(np.argsort(-a, axis=1, kind="stable"), axis=1, kind="stable")
