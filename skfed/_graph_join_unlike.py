@@ -98,10 +98,13 @@ def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
     """Perso-lin's posterior and feature-mean joins: each flagged newcomer's
     model (in ``new_models``, in place) becomes the one it fits alone and
     its loss (in ``losses``) that model's ``c_n F_n`` (see the module);
-    returns the flags."""
-    from ._graph_join import _design, _Newcomer, _targets
+    returns the flags.  Not under a finite ``privacy`` budget (see
+    :func:`keep_local_if_contradicted`)."""
+    from ._graph_join import _design, _Newcomer, _private, _targets
     from .boosting._perso_lin import light_mass
 
+    if _private(est):
+        return np.zeros(len(new_models), dtype=bool)
     dtype = new_models.dtype
     Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
     flagged = contradicted(Z, Y, layout, new_models)

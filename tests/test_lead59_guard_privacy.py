@@ -13,20 +13,21 @@ import copy
 import warnings
 
 import numpy as np
+import pytest
 
 import skfed._graph_join_unlike as unlike
 from skfed import PersonalizedLinearClassifier
 from skfed.privacy import DifferentialPrivacy
 
 
-def _fitted(privacy):
+def _fitted(privacy, join_neighbours="graph"):
     rng = np.random.RandomState(0)
     X = rng.randn(160, 3)
     y = (X[:, 0] > 0).astype(int)
     g = np.repeat(np.arange(4), 40)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = PersonalizedLinearClassifier(join_neighbours="graph", random_state=0,
+        est = PersonalizedLinearClassifier(join_neighbours=join_neighbours, random_state=0,
                                            privacy=privacy).fit(X, y, groups=g)
     Xn = rng.randn(20, 3)
     return est, Xn, (Xn[:, 0] > 0).astype(int), np.full(20, 9)
@@ -49,8 +50,9 @@ def test_forced_flag_gives_the_local_model_without_privacy(monkeypatch):
     assert not np.array_equal(forced, plain)
 
 
-def test_no_guard_under_privacy(monkeypatch):
-    est, Xn, yn, gn = _fitted(DifferentialPrivacy(epsilon=2.0))
+@pytest.mark.parametrize("join_neighbours", ["graph", "auto"])  # ("posterior" refuses privacy)
+def test_no_guard_under_privacy(join_neighbours, monkeypatch):
+    est, Xn, yn, gn = _fitted(DifferentialPrivacy(epsilon=2.0), join_neighbours)
 
     def consulted(*args):
         raise AssertionError("the guard read a newcomer's samples under privacy")
