@@ -18,6 +18,13 @@ significantly); a newcomer whose samples hold one class never fires it
 (its samples say where a class lies, not where the boundary does).  Each
 family then re-solves the newcomer's own problem its way (the callers'
 modules say how); nothing is sent for the test.
+
+A regressor's counterpart, :func:`worse_than_own_mean`, asks whether the
+model predicts the newcomer's samples worse than the mean of its other
+samples, sample by sample, significantly (a one-sided sign test whose level
+holds for any noise of median 0 when the tested model is right).  MOCHA
+tests its prior's centre, the online learner its start
+(``benchmarks/unlike38_regressor_guard.py``).
 """
 
 import numpy as np
@@ -114,13 +121,8 @@ def worse_than_own_mean(pred, y, offsets, alpha=ALPHA):
 
     Parameters
     ----------
-    pred, y : ndarray of shape (n_samples,)
-        The joined models' predictions of the nodes' own samples and their
-        targets, sorted by node.
-    offsets : ndarray of shape (n_nodes + 1,)
-        Node ``k`` holds samples ``offsets[k]:offsets[k + 1]``.
-    alpha : float, default=ALPHA
-        The one-sided test's level.
+    pred, y, offsets, alpha
+        As in :func:`worse_than_chance`, ``y`` the nodes' real targets.
 
     Returns
     -------
