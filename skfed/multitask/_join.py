@@ -590,12 +590,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
         nodes.set_prior(M, lam / np.where(c > 0, c, lam / mu))  # (c = 0: below)
         converged = nodes.solve_all(loss, steps)
-        if classifier:
-            # a newcomer whose own samples contradict its model trusts them
-            # more (skfed.multitask._join_unlike; local, nothing sent)
-            c, rescue_converged = _join_unlike.rescued(nodes, make_nodes, sw, layout, M, c,
-                                                       lam, mu, loss, steps)
-            converged = converged and rescue_converged
+        # a newcomer whose own samples contradict its model trusts them
+        # more (skfed.multitask._join_unlike; local, nothing sent)
+        c, rescue_converged = _join_unlike.rescued(nodes, make_nodes, sw, layout, M, c,
+                                                   lam, mu, loss, steps, not classifier)
+        converged = converged and rescue_converged
         if rehearsal is not None:
             # It first sends its number of samples and total weight; the
             # server, which holds mu, the mean weight and the rehearsed

@@ -512,9 +512,8 @@ class _JoinMixin:
                 errors = float(np.sum(w_new[rows] * self._join_criterion(
                     self._join_values[-1][2], y_new[rows])))
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
-        if not self._is_regressor():   # (._join_unlike: a start its samples contradict)
-            zero_unlike_starts(start, self._join_values, y_new, X.shape[1], self._dtype,
-                               neighbours, self.join_start_)
+        zero_unlike_starts(start, self._join_values, y_new, X.shape[1], self._dtype,  # (._join_unlike:
+                           neighbours, self.join_start_, self._is_regressor())  # a contradicted start)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
