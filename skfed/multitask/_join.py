@@ -79,8 +79,10 @@ float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`), and counts
 both.
 
 A classifier's newcomer whose joined model misclassifies its own samples
-significantly more than chance (its labels oppose the fitted nodes') then
-re-chooses its scale on its own samples (:mod:`skfed.multitask._join_unlike`).
+significantly more than chance (its labels oppose the fitted nodes'), or a
+regressor's whose prior centre predicts them significantly worse than its
+own mean, then re-chooses its scale on its own samples
+(:mod:`skfed.multitask._join_unlike`).
 
 Without a rehearsal (a fit by another engine, or no fitted node with
 more than 2 samples) a regressor's newcomer (the squared loss) chooses how
