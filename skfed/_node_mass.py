@@ -316,17 +316,22 @@ def protocol_of(simulation, kind):
     """``"gather"`` or ``"count"``: the fit's mass exchange on this network."""
     from .boosting._agreement import _aggregation_tree
 
-    parent, order = _aggregation_tree(simulation)
-    gather = _depth_sum(parent, order) <= GATHER_DEPTH[kind] * (simulation.n_nodes - 1)
-    return "gather" if gather else "count"
+    return "gather" if _gathers(_subtree_sizes(*_aggregation_tree(simulation)), kind) else "count"
 
 
-def _depth_sum(parent, order):
-    depth = np.zeros(parent.shape[0], dtype=np.int64)
-    for k in order.tolist():
+def _subtree_sizes(parent, order):
+    """Every node's subtree size in the aggregation tree (children before parents)."""
+    size = np.ones(parent.shape[0], dtype=np.int64)
+    for k in order[::-1].tolist():
         if parent[k] >= 0:
-            depth[k] = depth[parent[k]] + 1
-    return int(depth.sum())
+            size[parent[k]] += size[k]
+    return size
+
+
+def _gathers(size, kind):
+    """Whether the tree is shallow enough for the gather: its depths (``sum_j
+    depth_j = sum_j size_j - K``) average at most ``GATHER_DEPTH[kind]``."""
+    return int(size.sum()) - len(size) <= GATHER_DEPTH[kind] * (len(size) - 1)
 
 
 def agree_on_masses(simulation, kind, mass, nodes=None):
@@ -365,13 +370,10 @@ def agree_on_masses(simulation, kind, mass, nodes=None):
                 "largest node mass (every confidence c_k = m_k / max_l m_l needs it). "
                 "Use a connected network.topology."
             )
-    parent, order = tree = _aggregation_tree(simulation)
-    if _depth_sum(parent, order) <= GATHER_DEPTH[kind] * (K - 1):
+    tree = _aggregation_tree(simulation)
+    size = _subtree_sizes(*tree)
+    if _gathers(size, kind):
         # every subtree's masses (the root has them all)
-        size = np.ones(K, dtype=np.int64)
-        for k in order[::-1].tolist():
-            if parent[k] >= 0:
-                size[parent[k]] += size[k]
         up = size * payload_bytes(n_float64=1)
         return _tree_round_trip(simulation, up, summary_bytes(kind), nodes=nodes, tree=tree)
     _, trips = count_protocol(mass, kind)
