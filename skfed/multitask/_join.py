@@ -217,6 +217,7 @@ from ._compression import _FLOAT
 from ._join_warm import extend_dual_state
 from ._node_data import refuse_dropped_join
 from . import _join_neighbours, _join_unlike
+from ._join_cv import held_out_losses
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
 from ._rehearsal import (
@@ -415,9 +416,8 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
     n_new = layout.n_nodes
     if not _LOO_SCALES or counts.max() < 2 or loss_name not in _LOO_LOSSES:
         return np.ones(n_new)
-    scores = np.zeros((len(scales), n_new))
-    Y = None
     n_folds = min(int(counts.max()), _LOO_FOLDS)
+    folds = []
     for fold in range(n_folds):
         # newcomer k leaves out its samples i = fold, fold + F, ... (F folds)
         held = np.flatnonzero((counts >= 2) & (counts > fold))
@@ -429,20 +429,11 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
         weights[rows] = 0.0
         mass = np.add.reduceat(weights, offsets[:-1])
         keep = mass[node_of] > 0  # (a newcomer keeps some weight)
-        node_of, rows = node_of[keep], rows[keep]
-        if not rows.size:
-            continue
-        weights = sw.copy()
-        weights[rows] = 0.0
-        nodes = make_nodes(weights)
-        Y = nodes.Y
-        for s, scale in enumerate(scales):
-            nodes.set_prior(M, lam / (c * scale))
-            nodes.solve_all(loss, steps, _LOO_PASSES, _LOO_GAP_TOL)
-            W = nodes.node_models(None, None, None)  # (P, n_new, d)
-            f = np.einsum("id,pid->pi", nodes.Z[rows], W[:, node_of])
-            np.add.at(scores[s], node_of,
-                      sw[rows] * _sample_losses(loss_name, f, Y[:, rows]).sum(axis=0))
+        if keep.any():
+            folds.append((rows[keep], node_of[keep]))
+    scores = held_out_losses(
+        make_nodes, sw, n_new, M, c, lam, loss, steps, scales, folds,
+        lambda F, Y: _sample_losses(loss_name, F, Y).sum(axis=0), _LOO_PASSES, _LOO_GAP_TOL)
     return scales[np.argmin(scores, axis=0)]
 
 

@@ -34,6 +34,7 @@ does, scored by held-out squared error (R^2 0.99 on its task at seeds
 import numpy as np
 
 from .._join_unlike import class_codes, worse_than_chance, worse_than_own_mean
+from ._join_cv import held_out_losses
 
 # The scales of c_n a contradicted newcomer chooses from: 4 to 4^8 (b = 0.99
 # asks for about 100 to undo).
@@ -88,8 +89,8 @@ def escape_scales(make_nodes, sw, layout, M, c, lam, loss, steps, flagged, regre
     held = np.flatnonzero(flagged & (counts >= 2))
     if not held.size:
         return out
-    errors = np.zeros((len(scales), layout.n_nodes))
     n_folds = min(int(counts[held].max()), _FOLDS)
+    folds = []
     for fold in range(n_folds):
         rows, node_of = [], []
         for k in held:
@@ -97,19 +98,11 @@ def escape_scales(make_nodes, sw, layout, M, c, lam, loss, steps, flagged, regre
             rows.append(r)
             node_of.append(np.full(len(r), k))
         rows = np.concatenate(rows).astype(np.intp)
-        node_of = np.concatenate(node_of).astype(np.intp)
-        if not rows.size:
-            continue
-        weights = sw.copy()
-        weights[rows] = 0.0
-        nodes = make_nodes(weights)
-        for s, scale in enumerate(scales):
-            nodes.set_prior(M, lam / (c * scale))
-            nodes.solve_all(loss, steps, _PASSES, _GAP_TOL)
-            W = nodes.node_models(None, None, None)
-            F = np.einsum("id,pid->pi", nodes.Z[rows], W[:, node_of])
-            held_out = _held_out_losses(F, nodes.Y[:, rows], regression)
-            np.add.at(errors[s], node_of, sw[rows] * held_out)
+        if rows.size:
+            folds.append((rows, np.concatenate(node_of).astype(np.intp)))
+    errors = held_out_losses(
+        make_nodes, sw, layout.n_nodes, M, c, lam, loss, steps, scales, folds,
+        lambda F, Y: _held_out_losses(F, Y, regression), _PASSES, _GAP_TOL)
     # (ties: the largest scale; the prior's centre is already contradicted)
     last = len(scales) - 1 - np.argmin(errors[::-1, held], axis=0)
     out[held] = scales[last]
