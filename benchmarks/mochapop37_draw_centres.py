@@ -1,0 +1,156 @@
+"""MOCHA newcomers with an open feature-mean gate: the scale rehearsed around each draw's own centre.
+
+Issue 32, mochapop37.  ``benchmarks/landneg36_mocha_centre.py`` found that
+with the gate open a two-class MOCHA newcomer's rehearsed scale times 0.25
+lifts Landmine seeds 6-11 at ``k = 10, 20``: the scale was rehearsed around
+``w_0`` but applied around the neighbours' mean model, a better prior.  The
+package now rehearses it around the centre actually used
+(:mod:`skfed.multitask._rehearsal_centres`: each draw solves toward the
+mean model of the fitted nodes, other than its own, nearest its ``k``
+samples' feature mean).  Columns, on ``new_nodes.py``'s split and MOCHA's
+default fit (one fit per seed, every variant a copy of it):
+
+* ``join``: the package;
+* ``centres``: the draws' centres, but two-class newcomers' scale from
+  all the draws (not only the two-class ones);
+* ``w0 reh``: the rehearsal around ``w_0`` as before (the copy's
+  ``_join_rehearsal.around`` set to None: bit for bit the old join);
+* ``x0.25``: that, with two-class newcomers' scale times 0.25 (landneg36);
+* ``global`` / ``local``: ``new_nodes.py``'s best pooled / per-node
+  baseline (without the fit's unseen-node prediction);
+* ``open``: fits whose gate opened (elsewhere all three are equal);
+* ``kB``: the join's bytes (package / before).
+
+    python benchmarks/mochapop37_draw_centres.py --datasets landmine \\
+        --seeds 0,1,2,3,4,5,6,7,8,9,10,11
+    python benchmarks/mochapop37_draw_centres.py --any-cost --seeds 0,1,2 \\
+        --datasets clustered-shifted,clustered-shifted-corr,clustered-shifted-weak,shifted-alike
+"""
+
+import argparse
+import copy
+import json
+import os
+import sys
+import types
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes as nn
+import new_nodes_maha_landmine as maha
+
+VARIANTS = ("join", "centres", "w0 reh", "x0.25")
+
+
+class _Nothing(dict):
+    """A dict that keeps nothing (no two-class draws' results)."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def variant(base, name):
+    """A copy of the fitted ``base`` joined as ``name`` (see the module)."""
+    est = copy.deepcopy(base)
+    if name == "join":
+        return est
+    reh = est._join_rehearsal
+    if name == "centres":
+        reh.two_class = _Nothing()
+        return est
+    reh.around = None
+    if name == "x0.25" and reh.neighbours is not None and reh.neighbours.open:
+        inner = reh.scales
+
+        def scales(self, counts, one_class=None):
+            s, asked = inner(counts, one_class)
+            two = np.ones(len(s), bool) if one_class is None else ~np.asarray(one_class, bool)
+            return np.where(two, s * 0.25, s), asked
+
+        reh.scales = types.MethodType(scales, reh)
+    return est
+
+
+def run(name, seed, ks, baselines=True):
+    data = maha.load(name, seed)
+    X, y, groups, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, _, order = nn.split(X, y, groups, seed, extra)
+    base = nn.make_estimator("mocha", task, seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    reh = getattr(base, "_join_rehearsal", None)
+    gate = None if reh is None else getattr(reh, "neighbours", None)
+    is_open = gate is not None and gate.open
+    rows = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xt, yt, gt = X[test], y[test], groups[test]
+        row = {"dataset": name, "seed": seed, "k": k, "open": is_open}
+        for v in VARIANTS:
+            est = variant(base, v) if reh is not None else copy.deepcopy(base)
+            est.add_nodes(X[train], y[train], groups=groups[train])
+            row[v] = nn.score(task, yt, est.predict(Xt, groups=gt))
+            row[v + " B"] = int(est.join_communication_.total_bytes)
+        if baselines:
+            pooled, local = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
+            row["global"] = max(pooled.values())
+            row["local"] = max(local.values())
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
+def summarize(rows, blocks):
+    cols = list(VARIANTS) + [c for c in ("global", "local") if c in rows[0]]
+    print(f"{'data':24s} {'seeds':6s} {'k':>3s} open " + " ".join(f"{c:>7s}" for c in cols)
+          + "   kB join / w0 reh")
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        for label, seeds in blocks:
+            for k in sorted({r["k"] for r in rows}):
+                sel = [r for r in rows if r["dataset"] == name and r["k"] == k
+                       and r["seed"] in seeds]
+                if sel:
+                    print(f"{name:24s} {label:6s} {k:3d} {sum(r['open'] for r in sel):4d} "
+                          + " ".join(f"{np.mean([r[c] for r in sel]):7.2f}" for c in cols)
+                          + f"   {np.mean([r['join B'] for r in sel]) / 1e3:.1f} / "
+                          f"{np.mean([r['w0 reh B'] for r in sel]) / 1e3:.1f}")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--datasets", default="landmine")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--ks", default="5,10,20")
+    p.add_argument("--no-baselines", action="store_true")
+    p.add_argument("--out", help="also write the rows as JSON")
+    p.add_argument("--from-json", help="only summarize the rows of a JSON file (comma-separated)")
+    p.add_argument("--any-cost", action="store_true",
+                   help="run MOCHA's gate whatever its share of the fit's bytes")
+    a = p.parse_args()
+    if a.any_cost:
+        from skfed.multitask import _join_neighbours
+
+        _join_neighbours.GATE_BYTE_SHARE = np.inf
+    rows = []
+    if a.from_json:
+        for f in a.from_json.split(","):
+            with open(f) as fh:
+                rows += json.load(fh)
+        seeds = sorted({r["seed"] for r in rows})
+    else:
+        seeds = [int(s) for s in a.seeds.split(",")]
+        for name in a.datasets.split(","):
+            for seed in seeds:
+                rows += run(name, seed, [int(k) for k in a.ks.split(",")], not a.no_baselines)
+    if a.out:
+        with open(a.out, "w") as fh:
+            json.dump(rows, fh)
+    blocks = [(lab, s) for lab, s in (("0-2", (0, 1, 2)), ("3-5", (3, 4, 5)), ("6-8", (6, 7, 8)),
+                                      ("9-11", (9, 10, 11)), ("0-5", range(6)),
+                                      ("6-11", range(6, 12))) if set(s) & set(seeds)]
+    summarize(rows, blocks)
+
+
+if __name__ == "__main__":
+    main()
