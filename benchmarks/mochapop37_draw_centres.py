@@ -10,7 +10,8 @@ mean model of the fitted nodes, other than its own, nearest its ``k``
 samples' feature mean).  Columns, on ``new_nodes.py``'s split and MOCHA's
 default fit (one fit per seed, every variant a copy of it):
 
-* ``join``: the package;
+* ``join``: the package (each draw toward its own centre; a two-class
+  newcomer's scale from the draws holding two classes);
 * ``centres``: the draws' centres, but two-class newcomers' scale from
   all the draws (not only the two-class ones);
 * ``w0 reh``: the rehearsal around ``w_0`` as before (the copy's
@@ -25,6 +26,61 @@ default fit (one fit per seed, every variant a copy of it):
         --seeds 0,1,2,3,4,5,6,7,8,9,10,11
     python benchmarks/mochapop37_draw_centres.py --any-cost --seeds 0,1,2 \\
         --datasets clustered-shifted,clustered-shifted-corr,clustered-shifted-weak,shifted-alike
+
+Results (2026-11-30, main 92a0d0d4 + this branch, mochapop37; one BLAS thread, nice)
+-------------------------------------------------------------------------------------
+
+Why landneg36's 0.25 worked, at the cause (Landmine seed 8, size 10, the
+32 draws' mean error at scales 1 / 4 / 1/4 / 1/16 / 0): around ``w_0``
+0.0660 / 0.0738 / 0.0647 / 0.0647 / 0.0651, around each draw's own
+centre 0.0631 / 0.0719 / 0.0620 / 0.0619 / 0.0618: centred as its
+newcomer is, a draw gains from trusting the centre more, but by 1.0 of
+the 1.4 standard errors the size's rule asks.  The draws holding two
+classes carry the signal (0.0633 at 1 against 0.0584 at 0, 2.6 standard
+errors; the one-class draws are flat, 0.0630-0.0642), which is where
+landneg36 found the false positives; a two-class newcomer takes their
+scale (as a one-class newcomer already takes its one-class draws').  No
+constant: the join's own placement at the draw's size.
+
+Landmine, the gate open on all 36 fits (``kB``: the join's bytes)::
+
+    seeds  k    join centres  w0 reh   x0.25  global   local   kB join / w0 reh
+    0-2    5   94.01   94.01   94.06   93.97   93.81   93.54   19.8 / 14.6
+    0-2   10   93.94   93.94   94.00   93.97   93.77   93.58   19.8 / 14.6
+    0-2   20   94.10   94.10   93.94   94.07   93.78   93.57   19.8 / 14.6
+    3-5    5   93.90   93.95   93.98   93.98   93.48   93.22   20.0 / 14.8
+    3-5   10   93.78   93.77   93.72   93.77   93.45   93.31   19.9 / 14.7
+    3-5   20   93.96   93.96   93.86   93.90   93.42   93.18   19.9 / 14.7
+    6-11   5   94.36   94.35   94.37   94.41   94.51   94.42   19.9 / 14.7
+    6-11  10   94.56   94.44   94.25   94.50   94.52   94.44   19.9 / 14.7
+    6-11  20   94.60   94.59   94.50   94.66   94.50   94.43   19.9 / 14.7
+
+Held out, seeds 0-2, the gate forced open (``--any-cost``; by default
+MOCHA runs no gate on these 100-node federations and nothing changes;
+shifted-alike's gate stays shut, every column equal, 91.84 / 92.50 /
+93.58)::
+
+    clustered-shifted       5   77.93   78.44   76.00   77.62   80.51   68.62
+                           10   78.95   79.19   78.43   79.60   80.31   73.60
+                           20   80.44   80.44   80.47   80.56   80.92   75.86
+    clustered-shifted-corr  5   79.33   78.93   77.98   79.07   68.80   63.02
+                           10   78.55   78.55   77.14   78.33   68.86   68.10
+                           20   79.81   79.81   76.69   78.50   70.03   71.14
+    clustered-shifted-weak  5   76.38   76.38   75.47   76.71   69.11   59.64
+                           10   75.69   75.69   76.26   76.48   68.79   64.05
+                           20   77.72   77.72   77.72   77.86   69.56   69.19
+
+Reading: Landmine seeds 6-11 at ``k = 10, 20`` go from 94.25 / 94.50 to
+94.56 / 94.60, at pooled ``SVC()`` (94.52 / 94.50), like landneg36's x0.25
+(94.50 / 94.66) without its constant; ``k = 5`` does not move (placement);
+seeds 0-2 -0.05 / -0.06 / +0.16 and 3-5 -0.08 / +0.06 / +0.10, every row
+still above Global and Local.  Held out with the gate forced open: +0.9
+on average (up to +3.1 on the correlated clusters), one cell lost,
+clustered-shifted-weak ``k = 10`` -0.57 (seeds 0 and 2 -0.85 each; the
+draws' centres alone, the two-class rule does not act there), where
+x0.25 gained +0.22.  Bytes: each rehearsing draw sends its mean and gets
+its centre, float32 (in float64 the join was 24.8 kB): Landmine's first
+join 14.7 -> 19.9 kB.
 """
 
 import argparse

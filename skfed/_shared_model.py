@@ -63,6 +63,10 @@ class HubLink:
         """``values`` (one row a node of ``nodes``) as rogue nodes send them."""
         return values
 
+    def sent(self, values, what="the shared model's messages"):
+        """``values`` as a message delivers them (:func:`sent`: float32)."""
+        return sent(values, what)
+
 
 def node_sums(Z, Y, w, offsets, S, n_pen):
     """Every node's loss sums ``(n, P)`` and gradient sums ``(n, P, n_base)`` of
@@ -110,7 +114,7 @@ def solve_logistic(Z, Y, sw, offsets, keep, link, n_pen, rounds, preconditioner=
     if filled.any():
         stats[filled, :nb] = np.add.reduceat(w[:, None] * Z * Z, starts[filled], axis=0)
         stats[filled, nb] = np.add.reduceat(w, starts[filled])
-    stats = sent(stats, "The shared model's column sums of w z^2 (join_neighbours='shared')")
+    stats = link.sent(stats, "The shared model's column sums of w z^2 (join_neighbours='shared')")
     if rogue.any():
         stats = link.corrupt(stats, nodes)
     link.up(payload_bytes(n_float32=nb + 1))
@@ -121,7 +125,7 @@ def solve_logistic(Z, Y, sw, offsets, keep, link, n_pen, rounds, preconditioner=
     D[:n_pen] += lam
     scale = np.zeros(nb)
     np.divide(1.0, np.sqrt(np.where(D > 0, D, 1.0)), out=scale, where=D > 0)
-    scale = sent(scale)
+    scale = link.sent(scale)
     # Round 2: the hub sends the scale; every node its sketch (the Nystrom
     # preconditioner of the scaled Hessian at 0).
     apply = (sketch_preconditioner if preconditioner is None else preconditioner)(
@@ -139,8 +143,8 @@ def solve_logistic(Z, Y, sw, offsets, keep, link, n_pen, rounds, preconditioner=
         S = point(v)
         count[0] += 1
         link.down(down)
-        losses, grads = node_sums(Z, Y, w, offsets, sent(S), n_pen)
-        losses, grads = sent(losses), sent(grads)
+        losses, grads = node_sums(Z, Y, w, offsets, link.sent(S), n_pen)
+        losses, grads = link.sent(losses), link.sent(grads)
         if rogue.any():
             answers = link.corrupt(
                 np.concatenate([losses, grads.reshape(n, -1)], axis=1), nodes)
@@ -185,7 +189,7 @@ def sketch_preconditioner(Z, w, offsets, scale, mass, link, rank=None):
     for k in range(n):
         a, b = int(offsets[k]), int(offsets[k + 1])
         sketches[k] = (Zs[a:b].T @ right[a:b]).ravel()
-    sketches = sent(sketches, "The shared model's Z'WZ sketches (join_neighbours='shared')")
+    sketches = link.sent(sketches, "The shared model's Z'WZ sketches (join_neighbours='shared')")
     if link.rogue.any():
         sketches = link.corrupt(sketches, np.arange(n, dtype=np.intp))
     link.up(payload_bytes(n_float32=nb * r))

@@ -93,7 +93,7 @@ from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, fit_gate
 from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
 from .._node_mass import MAX_MASS_BYTES
-from .._shared_model import SHARED_GTOL, SKETCH_RANK, HubLink, node_sums, solve_logistic
+from .._shared_model import SHARED_GTOL, SKETCH_RANK, HubLink, node_sums, sent, solve_logistic
 from .._shared_model import sketch_preconditioner as _sketch
 from ..graph import model_message_bytes
 from ..network import payload_bytes
@@ -150,6 +150,15 @@ class _GraphHub(HubLink):
 
     def corrupt(self, values, nodes):
         return self.sim.corrupt_value_rows(values, nodes)
+
+    def sent(self, values, what="the shared model's messages"):
+        return _sent(values, what)
+
+
+def _sent(values, what="the shared model's messages"):
+    """``values`` as a float32 message delivers them
+    (:func:`skfed._shared_model.sent`)."""
+    return sent(values, what)
 
 
 def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):

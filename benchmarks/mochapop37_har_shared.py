@@ -1,0 +1,229 @@
+"""MOCHA newcomers and a population model: the shared logistic model ``S`` as a candidate.
+
+Issue 32, mochapop37.  MOCHA's HAR newcomers miss pooled ``LinearSVC()``
+on fresh seeds (growing.rst's Limits, harfresh36): what they lack is a
+population model.  Perso-lin's opt-in ``join_neighbours="shared"`` learns
+one logistic model ``S`` through a hub (now
+:func:`skfed._shared_model.solve_logistic`, which both families can
+import).  This measures, without changing the package, the same ``S`` for
+MOCHA's newcomers: solved on the fitted nodes' rows in MOCHA's feature
+space (the intercept column included), one in
+:data:`~skfed.boosting._perso_lin_shared.HOLD_BACK` of every node's rows
+held back, messages to MOCHA's server (every fitted node answers, counted
+with headers: ``S bytes`` below, and as a share of the fit's bytes).
+
+Columns (one MOCHA fit per seed at its defaults, ``new_nodes.py``'s split):
+
+* ``join``: the package's join;
+* ``S``: every newcomer predicts with ``S`` itself;
+* ``S ctr``: every newcomer solves its MOCHA problem toward ``S`` (in
+  place of ``w_0``) at a scale rehearsed around ``S`` (the rehearsal's
+  draws solve toward ``S``; the two-class draws' scale for two-class
+  newcomers, :mod:`skfed.multitask._rehearsal_centres`);
+* ``gated``: ``S ctr`` where the fitted nodes' held-back rows favour ``S``
+  over ``w_0`` (per node the error of ``w_0`` minus that of ``S`` on its
+  held-back rows; mean over standard error above 3, Perso-lin's gate),
+  else ``join``; ``t`` the statistic;
+* ``LR``: scikit-learn's ``LogisticRegression()`` (``C = 1``) on the same
+  kept rows (what ``S`` approximates in its 15 evaluations);
+* ``global``: ``new_nodes.py``'s best pooled baseline.
+
+    python benchmarks/mochapop37_har_shared.py --datasets har --seeds 0,1,2
+"""
+
+import argparse
+import copy
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes as nn
+
+from skfed._mean_neighbours import gate_statistic
+from skfed._shared_model import HubLink, solve_logistic
+from skfed.boosting._perso_lin_shared import SHARED_ROUNDS, held_back
+
+HEADER = 16  # (the default network's header bytes; checked below)
+
+
+class ServerLink(HubLink):
+    """MOCHA's server as the hub: every fitted node sends and receives."""
+
+    def __init__(self, n_nodes, header):
+        super().__init__(n_nodes)
+        self.bytes, self.header = 0, header
+
+    def up(self, n_bytes):
+        self.bytes += self.n_nodes * (int(n_bytes) + self.header)
+
+    def down(self, n_bytes):
+        self.bytes += self.n_nodes * (int(n_bytes) + self.header)
+
+
+class FixedCentre:
+    """A rehearsal's ``around``: every draw solves toward ``S``."""
+
+    def __init__(self, S, n_nodes):
+        self.S = S
+        self.n_features = 0
+        self.W = np.zeros((S.shape[0], n_nodes, S.shape[1]))
+
+    def centres(self, Z, sw, k, owners, perms, kept, fallback):
+        return np.repeat(self.S[:, None, :], len(owners), axis=1)
+
+
+def shared_model(est, X, y, groups, seed):
+    """``S`` (P, d'), its bytes, the held-back mask, the node layout, Z, Y."""
+    from skfed.network import resolve_network
+
+    header = resolve_network(est.network).header_bytes
+    assert header == HEADER
+    nodes = np.asarray(est.nodes_)
+    order = np.concatenate([np.flatnonzero(groups == t) for t in nodes])
+    counts = np.array([np.sum(groups == t) for t in nodes])
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    Z = est._features(np.asarray(X[order], dtype=np.float64))
+    classes = est.classes_
+    if len(classes) == 2:
+        Y = np.where(y[order] == classes[1], 1.0, -1.0)[None]
+    else:
+        Y = np.where(y[order][None] == classes[:, None], 1.0, -1.0)
+    back = held_back(offsets, np.random.RandomState([seed, 7919]))
+    link = ServerLink(len(nodes), header)
+    n_pen = Z.shape[1] - int(bool(est._fitted_bias()))
+    S, used = solve_logistic(Z, Y, np.ones(len(order)), offsets, ~back, link, n_pen,
+                             SHARED_ROUNDS)
+    return S, used, link.bytes, back, offsets, Z, Y, order
+
+
+def gate(est, S, Z, Y, back, offsets):
+    """Per fitted node its held-back error of w_0 minus that of S; t."""
+    w0 = np.asarray(est._W[:, -1], dtype=np.float64)
+    gains = []
+    for k in range(len(offsets) - 1):
+        rows = np.arange(offsets[k], offsets[k + 1])
+        rows = rows[back[rows]]
+        if not len(rows):
+            continue
+
+        def error(model, rows=rows):
+            f = model @ Z[rows].T
+            if f.shape[0] == 1:
+                return np.mean(np.sign(f[0]) != Y[0, rows])
+            return np.mean(np.argmax(f, axis=0) != np.argmax(Y[:, rows], axis=0))
+
+        gains.append(error(w0) - error(S))
+    gains = np.array(gains)
+    return gains, gate_statistic(gains)
+
+
+def predict_with(est, S, X):
+    f = est._features(np.asarray(X, dtype=np.float64)) @ S.T
+    if f.shape[1] == 1:
+        return est.classes_[(f[:, 0] > 0).astype(int)]
+    return est.classes_[np.argmax(f, axis=1)]
+
+
+def centred(base, S):
+    """A copy whose newcomers solve toward S at a scale rehearsed around S."""
+    est = copy.deepcopy(base)
+    reh = est._join_rehearsal
+    reh.around = FixedCentre(S, len(est.nodes_))
+    reh.neighbours = None
+    reh.centres_for = lambda counts, M: np.repeat(S[:, None, :], M.shape[1], axis=1)
+    return est
+
+
+def run(name, seed, ks, baselines=True):
+    X, y, groups, task, *extra = nn.load(name, seed)
+    fit_rows, _, order = nn.split(X, y, groups, seed, extra[0] if extra else None)
+    base = nn.make_estimator("mocha", task, seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    t0 = time.process_time()
+    S, used, s_bytes, back, offsets, Z, Y, rows = shared_model(
+        base, X[fit_rows], y[fit_rows], groups[fit_rows], seed)
+    s_cpu = time.process_time() - t0
+    _, t = gate(base, S, Z, Y, back, offsets)
+    keep = ~back
+    lr = LogisticRegression(C=1.0, max_iter=2000).fit(X[fit_rows][rows][keep],
+                                                      y[fit_rows][rows][keep])
+    fit_bytes = int(base.communication_.total_bytes)
+    out = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xt, yt, gt = X[test], y[test], groups[test]
+        row = {"dataset": name, "seed": seed, "k": k, "t": float(t), "evals": int(used),
+               "S bytes": int(s_bytes), "fit bytes": fit_bytes, "S cpu": s_cpu}
+        est = copy.deepcopy(base)
+        est.add_nodes(X[train], y[train], groups=groups[train])
+        row["join"] = nn.score(task, yt, est.predict(Xt, groups=gt))
+        row["join bytes"] = int(est.join_communication_.total_bytes)
+        row["S"] = nn.score(task, yt, predict_with(base, S, Xt))
+        est = centred(base, S)
+        est.add_nodes(X[train], y[train], groups=groups[train])
+        row["S ctr"] = nn.score(task, yt, est.predict(Xt, groups=gt))
+        row["gated"] = row["S ctr"] if t > 3 else row["join"]
+        row["LR"] = nn.score(task, yt, lr.predict(Xt))
+        if baselines:
+            pooled, _ = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
+            row["global"] = max(pooled.values())
+        print(row, flush=True)
+        out.append(row)
+    return out
+
+
+COLS = ("join", "S", "S ctr", "gated", "LR", "global")
+
+
+def summarize(rows):
+    print(f"{'data':10s} {'seeds':8s} {'k':>3s} " + " ".join(f"{c:>7s}" for c in COLS)
+          + "  open  S bytes/fit")
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        seeds = sorted({r["seed"] for r in rows if r["dataset"] == name})
+        blocks = [(f"{b[0]}-{b[-1]}", b) for b in (seeds[i:i + 3] for i in range(0, len(seeds), 3))]
+        if len(blocks) > 1:
+            blocks.append((f"{seeds[0]}-{seeds[-1]}", seeds))
+        for label, block in blocks:
+            for k in sorted({r["k"] for r in rows}):
+                sel = [r for r in rows if r["dataset"] == name and r["k"] == k
+                       and r["seed"] in block]
+                if not sel:
+                    continue
+                cols = [c for c in COLS if c in sel[0]]
+                print(f"{name:10s} {label:8s} {k:3d} "
+                      + " ".join(f"{np.mean([r[c] for r in sel]):7.2f}" for c in cols)
+                      + f"  {sum(r['t'] > 3 for r in sel)}/{len(sel)}"
+                      f"  {np.mean([r['S bytes'] / r['fit bytes'] for r in sel]):.3f}")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--datasets", default="har")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--ks", default="5,10,20")
+    p.add_argument("--no-baselines", action="store_true")
+    p.add_argument("--out")
+    p.add_argument("--from-json")
+    a = p.parse_args()
+    rows = []
+    if a.from_json:
+        for f in a.from_json.split(","):
+            with open(f) as fh:
+                rows += json.load(fh)
+    else:
+        for name in a.datasets.split(","):
+            for seed in [int(s) for s in a.seeds.split(",")]:
+                rows += run(name, seed, [int(k) for k in a.ks.split(",")], not a.no_baselines)
+    if a.out:
+        with open(a.out, "w") as fh:
+            json.dump(rows, fh)
+    summarize(rows)
+
+
+if __name__ == "__main__":
+    main()
