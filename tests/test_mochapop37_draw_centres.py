@@ -13,12 +13,13 @@ import copy
 
 import numpy as np
 import pytest
-from .test_multitask_join import HEADER
-from .test_multitask_join_neighbours import _fit
 
 from skfed.multitask import _join_neighbours as jn
 from skfed.multitask import _rehearsal as rh
 from skfed.multitask._rehearsal_centres import CENTRE_BYTES
+
+from .test_multitask_join import HEADER
+from .test_multitask_join_neighbours import _fit
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +55,7 @@ def _reference_centres(est, Xo, go, k, owners, perms, kept):
 
 
 def test_draw_centres_are_the_nearest_other_nodes_mean_model():
-    est, (Xo, yo, go), _ = _fit()
+    est, (Xo, _, go), _ = _fit()
     reh = est._join_rehearsal
     assert reh.neighbours.open and reh.around is not None
     a = reh.usable[list(reh.sizes).index(10)]

@@ -63,6 +63,12 @@ share selection (small nodes: rotated moons, School, related-small,
 -alike, -clustered, -narrow) have one centre and join exactly as before.
 Cost: one more solve per centre; related-wide's join at ``k = 20`` took
 0.122 of its 0.23 s refit's CPU (0.087 before).
+
+With the feature-mean gate open (:mod:`skfed.multitask._join_neighbours`)
+newcomers are centred on their nearest fitted nodes' mean model, and so is
+every draw (its own node left out) instead of ``w_0`` or the share
+selection's centres; a two-class newcomer then takes the scale of the
+draws holding two classes (:mod:`skfed.multitask._rehearsal_centres`).
 """
 
 import math
@@ -784,7 +790,11 @@ class Rehearsal:
         of ``w_0``; as counts, with the number of those rows first), and a
         one-class request also names its size's centre
         (``index_bits(n_centres)`` bits; its draws are solved toward that
-        centre only).
+        centre only).  With the feature-mean gate open each node first
+        uploads its kept draws' feature means (one message) and the request
+        carries their centres (float32; a classifier's ordinary draw reports
+        one more bit: whether it holds two classes;
+        :mod:`skfed.multitask._rehearsal_centres`).
         """
         if not asked:
             return
