@@ -158,7 +158,8 @@ def run(name, seed, ks, baselines=True):
         train, test = nn.new_node_rows(order, k)
         Xt, yt, gt = X[test], y[test], groups[test]
         row = {"dataset": name, "seed": seed, "k": k, "t": float(t), "evals": int(used),
-               "S bytes": int(s_bytes), "fit bytes": fit_bytes, "S cpu": s_cpu}
+               "S bytes": int(s_bytes), "fit bytes": fit_bytes, "S cpu": s_cpu,
+               "around": base._join_rehearsal.around is not None}
         est = copy.deepcopy(base)
         est.add_nodes(X[train], y[train], groups=groups[train])
         row["join"] = nn.score(task, yt, est.predict(Xt, groups=gt))
