@@ -88,11 +88,11 @@ import copy
 import json
 import os
 import sys
-import types
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import landneg36_mocha_centre as ln
 import new_nodes as nn
 import new_nodes_maha_landmine as maha
 
@@ -108,23 +108,17 @@ class _Nothing(dict):
 
 def variant(base, name):
     """A copy of the fitted ``base`` joined as ``name`` (see the module)."""
+    gate = base._join_rehearsal.neighbours
+    if name == "x0.25" and gate is not None and gate.open:
+        # (landneg36's wrapper: two-class newcomers' scale x 0.25)
+        est = ln.scaled(base, 0.25, False)
+        est._join_rehearsal.around = None
+        return est
     est = copy.deepcopy(base)
-    if name == "join":
-        return est
-    reh = est._join_rehearsal
     if name == "centres":
-        reh.two_class = _Nothing()
-        return est
-    reh.around = None
-    if name == "x0.25" and reh.neighbours is not None and reh.neighbours.open:
-        inner = reh.scales
-
-        def scales(self, counts, one_class=None):
-            s, asked = inner(counts, one_class)
-            two = np.ones(len(s), bool) if one_class is None else ~np.asarray(one_class, bool)
-            return np.where(two, s * 0.25, s), asked
-
-        reh.scales = types.MethodType(scales, reh)
+        est._join_rehearsal.two_class = _Nothing()
+    elif name != "join":
+        est._join_rehearsal.around = None
     return est
 
 

@@ -24,6 +24,10 @@ Columns (one MOCHA fit per seed at its defaults, ``new_nodes.py``'s split):
   over ``w_0`` (per node the error of ``w_0`` minus that of ``S`` on its
   held-back rows; mean over standard error above 3, Perso-lin's gate),
   else ``join``; ``t`` the statistic;
+* ``reh ch``: ``S ctr`` where the rehearsal of the newcomers' size favours
+  ``S`` over ``w_0`` as the centre (its draws scored on their held-out rows
+  that ``S`` did not train on; the share selection's rule,
+  :func:`~skfed.multitask._rehearsal.choose_centre`), else ``join``;
 * ``LR``: scikit-learn's ``LogisticRegression()`` (``C = 1``) on the same
   kept rows (what ``S`` approximates in its 15 evaluations);
 * ``global``: ``new_nodes.py``'s best pooled baseline.
@@ -129,6 +133,30 @@ def predict_with(est, S, X):
     return est.classes_[np.argmax(f, axis=1)]
 
 
+def rehearsed_choice(base, S, back, offsets, sizes):
+    """Per rehearsed size in ``sizes``: whether the rehearsal's draws,
+    scored on their held-out rows that ``S`` did not train on, favour ``S``
+    as the centre over ``w_0`` (:func:`skfed.multitask._rehearsal.choose_centre`:
+    each at its own scale, by one standard error over the rehearsing nodes,
+    at least two of them gaining)."""
+    from skfed.multitask._rehearsal import choose_centre
+
+    reh = copy.deepcopy(base._join_rehearsal)
+    out = {}
+    for size in sizes:
+        a = reh.usable[int(np.argmin(np.abs(np.log(reh.sizes) - np.log(size))))]
+        k, owners, perms = reh.draws[a]
+        kept = reh.kept[a]
+        held = [back[offsets[int(t)]:offsets[int(t) + 1]][p[k:]].astype(np.float64)
+                for t, p in zip(owners, perms)]
+        solve = (k, owners, perms, kept, reh.seeds[a], reh.exact[a], held)
+        E0 = reh._solve(*solve)
+        ES = reh._solve(*solve, w0=S)
+        ok = kept & np.isfinite(E0[0]) & np.isfinite(ES[0])
+        out[size] = choose_centre([E0[:, ok], ES[:, ok]], owners[ok]) == 1
+    return out
+
+
 def centred(base, S):
     """A copy whose newcomers solve toward S at a scale rehearsed around S."""
     est = copy.deepcopy(base)
@@ -153,6 +181,7 @@ def run(name, seed, ks, baselines=True):
     lr = LogisticRegression(C=1.0, max_iter=2000).fit(X[fit_rows][rows][keep],
                                                       y[fit_rows][rows][keep])
     fit_bytes = int(base.communication_.total_bytes)
+    choice = rehearsed_choice(base, S, back, offsets, ks)
     out = []
     for k in ks:
         train, test = nn.new_node_rows(order, k)
@@ -169,6 +198,8 @@ def run(name, seed, ks, baselines=True):
         est.add_nodes(X[train], y[train], groups=groups[train])
         row["S ctr"] = nn.score(task, yt, est.predict(Xt, groups=gt))
         row["gated"] = row["S ctr"] if t > 3 else row["join"]
+        row["reh S"] = bool(choice[k])
+        row["reh ch"] = row["S ctr"] if choice[k] else row["join"]
         row["LR"] = nn.score(task, yt, lr.predict(Xt))
         if baselines:
             pooled, _ = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
@@ -178,12 +209,12 @@ def run(name, seed, ks, baselines=True):
     return out
 
 
-COLS = ("join", "S", "S ctr", "gated", "LR", "global")
+COLS = ("join", "S", "S ctr", "gated", "reh ch", "LR", "global")
 
 
 def summarize(rows):
     print(f"{'data':10s} {'seeds':8s} {'k':>3s} " + " ".join(f"{c:>7s}" for c in COLS)
-          + "  open  S bytes/fit")
+          + "  open/reh  S bytes/fit")
     for name in dict.fromkeys(r["dataset"] for r in rows):
         seeds = sorted({r["seed"] for r in rows if r["dataset"] == name})
         blocks = [(f"{b[0]}-{b[-1]}", b) for b in (seeds[i:i + 3] for i in range(0, len(seeds), 3))]
@@ -198,7 +229,7 @@ def summarize(rows):
                 cols = [c for c in COLS if c in sel[0]]
                 print(f"{name:10s} {label:8s} {k:3d} "
                       + " ".join(f"{np.mean([r[c] for r in sel]):7.2f}" for c in cols)
-                      + f"  {sum(r['t'] > 3 for r in sel)}/{len(sel)}"
+                      + f"  {sum(r['t'] > 3 for r in sel)}/{sum(r['reh S'] for r in sel)}"
                       f"  {np.mean([r['S bytes'] / r['fit bytes'] for r in sel]):.3f}")
 
 
