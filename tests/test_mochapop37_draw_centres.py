@@ -54,8 +54,9 @@ def _reference_centres(est, Xo, go, k, owners, perms, kept):
     return out
 
 
-def test_draw_centres_are_the_nearest_other_nodes_mean_model():
-    est, (Xo, _, go), _ = _fit()
+@pytest.mark.parametrize("regression", [False, True])
+def test_draw_centres_are_the_nearest_other_nodes_mean_model(regression):
+    est, (Xo, _, go), _ = _fit(regression)
     reh = est._join_rehearsal
     assert reh.neighbours.open and reh.around is not None
     a = reh.usable[list(reh.sizes).index(10)]
