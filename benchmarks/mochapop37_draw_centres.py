@@ -123,15 +123,12 @@ def variant(base, name):
 
 
 def run(name, seed, ks, baselines=True):
-    data = maha.load(name, seed)
-    X, y, groups, task = data[:4]
-    extra = data[4] if len(data) > 4 else None
-    fit_rows, _, order = nn.split(X, y, groups, seed, extra)
-    base = nn.make_estimator("mocha", task, seed)
-    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    X, y, groups, task, *extra = maha.load(name, seed)
+    fit_rows, _, order = nn.split(X, y, groups, seed, *extra[:1])
+    base = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
+                                                      groups=groups[fit_rows])
     reh = getattr(base, "_join_rehearsal", None)
-    gate = None if reh is None else getattr(reh, "neighbours", None)
-    is_open = gate is not None and gate.open
+    is_open = bool(reh is not None and reh.neighbours is not None and reh.neighbours.open)
     rows = []
     for k in ks:
         train, test = nn.new_node_rows(order, k)
@@ -142,64 +139,56 @@ def run(name, seed, ks, baselines=True):
             est.add_nodes(X[train], y[train], groups=groups[train])
             row[v] = nn.score(task, yt, est.predict(Xt, groups=gt))
             row[v + " B"] = int(est.join_communication_.total_bytes)
-        if baselines:
-            pooled, local = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
-            row["global"] = max(pooled.values())
-            row["local"] = max(local.values())
+        if baselines:  # (the best pooled and per-node baselines)
+            found = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
+            row.update(zip(("global", "local"), (max(f.values()) for f in found)))
         print(row, flush=True)
         rows.append(row)
     return rows
 
 
 def summarize(rows, blocks):
-    cols = list(VARIANTS) + [c for c in ("global", "local") if c in rows[0]]
-    print(f"{'data':24s} {'seeds':6s} {'k':>3s} open " + " ".join(f"{c:>7s}" for c in cols)
-          + "   kB join / w0 reh")
+    """landneg36's table of these columns, then the joins' bytes."""
+    ln.VARIANTS = dict.fromkeys(VARIANTS)
+    ln.summarize(rows, blocks)
     for name in dict.fromkeys(r["dataset"] for r in rows):
-        for label, seeds in blocks:
-            for k in sorted({r["k"] for r in rows}):
-                sel = [r for r in rows if r["dataset"] == name and r["k"] == k
-                       and r["seed"] in seeds]
-                if sel:
-                    print(f"{name:24s} {label:6s} {k:3d} {sum(r['open'] for r in sel):4d} "
-                          + " ".join(f"{np.mean([r[c] for r in sel]):7.2f}" for c in cols)
-                          + f"   {np.mean([r['join B'] for r in sel]) / 1e3:.1f} / "
-                          f"{np.mean([r['w0 reh B'] for r in sel]) / 1e3:.1f}")
+        sel = [r for r in rows if r["dataset"] == name]
+        print(f"{name}: join kB {np.mean([r['join B'] for r in sel]) / 1e3:.1f}, "
+              f"rehearsed around w0 {np.mean([r['w0 reh B'] for r in sel]) / 1e3:.1f}")
+
+
+OPTIONS = (("--datasets", {"default": "landmine"}), ("--seeds", {"default": "0,1,2"}),
+           ("--ks", {"default": "5,10,20"}), ("--no-baselines", {"action": "store_true"}),
+           ("--out", {"help": "also write the rows as JSON"}),
+           ("--from-json", {"help": "only summarize these JSON files' rows (comma-separated)"}),
+           ("--any-cost", {"action": "store_true",
+                           "help": "run MOCHA's gate whatever its share of the fit's bytes"}))
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--datasets", default="landmine")
-    p.add_argument("--seeds", default="0,1,2")
-    p.add_argument("--ks", default="5,10,20")
-    p.add_argument("--no-baselines", action="store_true")
-    p.add_argument("--out", help="also write the rows as JSON")
-    p.add_argument("--from-json", help="only summarize the rows of a JSON file (comma-separated)")
-    p.add_argument("--any-cost", action="store_true",
-                   help="run MOCHA's gate whatever its share of the fit's bytes")
+    for flag, kwargs in OPTIONS:
+        p.add_argument(flag, **kwargs)
     a = p.parse_args()
     if a.any_cost:
         from skfed.multitask import _join_neighbours
 
         _join_neighbours.GATE_BYTE_SHARE = np.inf
     rows = []
-    if a.from_json:
-        for f in a.from_json.split(","):
-            with open(f) as fh:
-                rows += json.load(fh)
-        seeds = sorted({r["seed"] for r in rows})
-    else:
-        seeds = [int(s) for s in a.seeds.split(",")]
-        for name in a.datasets.split(","):
-            for seed in seeds:
-                rows += run(name, seed, [int(k) for k in a.ks.split(",")], not a.no_baselines)
+    for f in a.from_json.split(",") if a.from_json else ():
+        with open(f) as fh:
+            rows += json.load(fh)
+    if not a.from_json:
+        ks = [int(k) for k in a.ks.split(",")]
+        rows = [row for name in a.datasets.split(",") for seed in map(int, a.seeds.split(","))
+                for row in run(name, seed, ks, not a.no_baselines)]
     if a.out:
         with open(a.out, "w") as fh:
             json.dump(rows, fh)
-    blocks = [(lab, s) for lab, s in (("0-2", (0, 1, 2)), ("3-5", (3, 4, 5)), ("6-8", (6, 7, 8)),
-                                      ("9-11", (9, 10, 11)), ("0-5", range(6)),
-                                      ("6-11", range(6, 12))) if set(s) & set(seeds)]
-    summarize(rows, blocks)
+    seeds = {r["seed"] for r in rows}
+    summarize(rows, [(f"{lo}-{hi}", range(lo, hi + 1))
+                     for lo, hi in ((0, 2), (3, 5), (6, 8), (9, 11), (0, 5), (6, 11))
+                     if seeds & set(range(lo, hi + 1))])
 
 
 if __name__ == "__main__":
