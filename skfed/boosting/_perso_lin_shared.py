@@ -88,22 +88,21 @@ import math
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import minimize
-from scipy.special import expit
 
-from .._magnitude import as_message
 from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, fit_gate
 from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
 from .._node_mass import MAX_MASS_BYTES
+from .._shared_model import SHARED_GTOL, SKETCH_RANK, HubLink, node_sums, sent, solve_logistic
+from .._shared_model import sketch_preconditioner as _sketch
 from ..graph import model_message_bytes
 from ..network import payload_bytes
 
 JOIN_RULES = JOIN_NEIGHBOURS + ("shared", "posterior")
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
 SHARED_ROUNDS = 15  # objective evaluations (exchanges) at most
-SKETCH_RANK = 10  # columns of every node's sketch (the solve's preconditioner)
-SHARED_GTOL = 1e-5
+# (SKETCH_RANK, SHARED_GTOL, node_sums and the solve: skfed._shared_model)
+__all__ = ["SHARED_GTOL", "SKETCH_RANK", "node_sums", "sketch_preconditioner", "solve_shared"]
 
 
 _NOT_PRIVATE = {"shared": "sends gradients and gate gains that are not privatized",
@@ -132,141 +131,52 @@ def held_back(offsets, rng):
     return back
 
 
-def node_sums(Z, Y, w, offsets, S, n_pen):
-    """Every node's loss sums ``(n, P)`` and gradient sums ``(n, P, n_base)`` of
-    the weighted logistic loss at ``S`` (``w`` 0 on samples not used)."""
-    n = len(offsets) - 1
-    margins = Y * (Z @ S.T).T                                   # (P, m)
-    loss = w * np.logaddexp(0.0, -margins)
-    coef = -w * Y * expit(-margins)                            # (P, m)
-    losses = np.zeros((n, Y.shape[0]))
-    grads = np.zeros((n, Y.shape[0], Z.shape[1]))
-    for k in range(n):
-        a, b = int(offsets[k]), int(offsets[k + 1])
-        losses[k] = loss[:, a:b].sum(axis=1)
-        grads[k] = coef[:, a:b] @ Z[a:b]
-    return losses, grads
+class _GraphHub(HubLink):
+    """The shared solve's messages through Perso-lin's graph simulation: the
+    hub is fitted node 0, every other node answers it; rogue answers are
+    corrupted by the simulation."""
+
+    def __init__(self, sim, n_nodes):
+        super().__init__(n_nodes, sim.rogue)
+        self.sim = sim
+        self.rest = np.arange(1, n_nodes, dtype=np.intp)
+        self.hub = np.zeros(n_nodes - 1, dtype=np.intp)
+
+    def up(self, n_bytes):
+        _deliver(self.sim, self.rest, self.hub, np.full(len(self.rest), n_bytes))
+
+    def down(self, n_bytes):
+        _deliver(self.sim, self.hub, self.rest, np.full(len(self.rest), n_bytes))
+
+    def corrupt(self, values, nodes):
+        return self.sim.corrupt_value_rows(values, nodes)
+
+    def sent(self, values, what="the shared model's messages"):
+        return _sent(values, what)
 
 
 def _sent(values, what="the shared model's messages"):
-    """``values`` as a float32 message delivers them (the exchange's values are
-    float32: half the bytes, the same newcomers on HAR seeds 0-2,
-    ``benchmarks/persolin_shared_cost.py``); a finite value float32 cannot
-    hold is refused (:func:`skfed._magnitude.as_message`)."""
-    return as_message(values, np.float32, what)
+    """``values`` as a float32 message delivers them
+    (:func:`skfed._shared_model.sent`)."""
+    return sent(values, what)
 
 
 def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
     """``S`` of shape ``(P, n_base)`` and the number of evaluations; every
-    message through ``sim`` (see the module)."""
-    n = len(offsets) - 1
-    Z = np.asarray(Z, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
-    P, nb = Y.shape[0], Z.shape[1]
-    w = np.where(keep, np.asarray(sw, dtype=np.float64), 0.0)
-    nodes = np.arange(n, dtype=np.intp)
-    rest, hub = nodes[1:], np.zeros(n - 1, dtype=np.intp)
-    rogue = np.asarray(sim.rogue, dtype=bool)
-    starts, filled = np.asarray(offsets[:-1], np.intp), np.diff(offsets) > 0
-    # Round 1: kept masses and column sums of squares to the hub (the scaling).
-    stats = np.zeros((n, nb + 1))
-    if filled.any():
-        stats[filled, :nb] = np.add.reduceat(w[:, None] * Z * Z, starts[filled], axis=0)
-        stats[filled, nb] = np.add.reduceat(w, starts[filled])
-    stats = _sent(stats, "The shared model's column sums of w z^2 (join_neighbours='shared')")
-    if rogue.any():
-        stats = sim.corrupt_value_rows(stats, nodes)
-    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb + 1)))
-    # (no mass is negative: a rogue's negated one counts 0, not minus an honest one)
-    mass = float(np.maximum(stats[:, nb], 0.0).sum())
-    lam = 1.0 / mass
-    D = 0.25 * np.abs(stats[:, :nb].sum(axis=0)) / mass
-    D[:n_pen] += lam
-    scale = np.zeros(nb)
-    np.divide(1.0, np.sqrt(np.where(D > 0, D, 1.0)), out=scale, where=D > 0)
-    scale = _sent(scale)
-    # Round 2: the hub sends the scale; every node its sketch (the Nystrom
-    # preconditioner of the scaled Hessian at 0).
-    apply = sketch_preconditioner(Z, w, offsets, scale, mass, sim)
-    down = payload_bytes(n_float32=P * nb)
-    up = payload_bytes(n_float32=P * (nb + 1))
-    count, best = [0], [np.inf, np.zeros((P, nb))]
-
-    def point(v):
-        return apply(v.reshape(P, nb).T).T * scale
-
-    def objective(v):
-        if count[0] >= rounds:  # (L-BFGS-B may ask past maxfun)
-            raise _OutOfRounds
-        S = point(v)
-        count[0] += 1
-        _deliver(sim, hub, rest, np.full(n - 1, down))
-        losses, grads = node_sums(Z, Y, w, offsets, _sent(S), n_pen)
-        losses, grads = _sent(losses), _sent(grads)
-        if rogue.any():
-            sent = sim.corrupt_value_rows(
-                np.concatenate([losses, grads.reshape(n, -1)], axis=1), nodes)
-            losses, grads = sent[:, :P], sent[:, P:].reshape(n, P, nb)
-        _deliver(sim, rest, hub, np.full(n - 1, up))
-        pen = S[:, :n_pen]
-        value = losses.sum() / mass + 0.5 * lam * float(np.sum(pen * pen))
-        grad = grads.sum(axis=0) / mass
-        grad[:, :n_pen] += lam * pen
-        if value < best[0]:
-            best[0], best[1] = value, S
-        return value, apply((grad * scale).T).T.ravel()
-
-    try:
-        minimize(objective, np.zeros(P * nb), jac=True, method="L-BFGS-B",
-                 options={"maxfun": int(rounds), "maxiter": int(rounds), "gtol": SHARED_GTOL})
-    except _OutOfRounds:
-        pass
-    return best[1], count[0]
+    message through ``sim`` (see the module; the solve is
+    :func:`skfed._shared_model.solve_logistic`)."""
+    link = _GraphHub(sim, len(offsets) - 1)
+    return solve_logistic(
+        Z, Y, sw, offsets, keep, link, n_pen, rounds,
+        lambda Z_, w_, offsets_, scale, mass, _: sketch_preconditioner(
+            Z_, w_, offsets_, scale, mass, sim))
 
 
 def sketch_preconditioner(Z, w, offsets, scale, mass, sim):
-    """Round 2 of the solve (see the module): the hub sends ``scale``; every
-    node ``k`` but the hub answers ``diag(scale) Z_k' W_k Z_k diag(scale)
-    Omega`` (``n_base x r`` float32, ``r = min(SKETCH_RANK, n_base)``,
-    ``Omega`` public, :func:`skfed.online._linear_solve.sketch_directions`);
-    the hub's Nystrom model ``U diag(l) U'`` of their sum times ``1 / (4
-    M)`` (the scaled logistic Hessian at 0 without the penalty).  Returns
-    ``apply``, the map of L-BFGS coordinates ``b`` (columns) to scaled ones:
-    ``b`` divided by ``sqrt(max(l, 1))`` along ``U`` (along the directions
-    where the scaled Hessian is over 1; the identity if the model fails)."""
-    from ..online._linear_solve import nystrom_model, sketch_directions
-
-    n, nb = len(offsets) - 1, Z.shape[1]
-    r = min(SKETCH_RANK, nb)
-    rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
-    _deliver(sim, hub, rest, np.full(n - 1, payload_bytes(n_float32=nb)))
-    omega = sketch_directions(nb, r)
-    Zs = Z * scale
-    right = w[:, None] * (Zs @ omega)
-    sketches = np.zeros((n, nb * r))
-    for k in range(n):
-        a, b = int(offsets[k]), int(offsets[k + 1])
-        sketches[k] = (Zs[a:b].T @ right[a:b]).ravel()
-    sketches = _sent(sketches, "The shared model's Z'WZ sketches (join_neighbours='shared')")
-    if np.asarray(sim.rogue, dtype=bool).any():
-        sketches = sim.corrupt_value_rows(sketches, np.arange(n, dtype=np.intp))
-    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb * r)))
-    total = 0.25 * sketches.sum(axis=0).reshape(nb, r) / mass
-    model = nystrom_model(total, omega) if np.all(np.isfinite(total)) else None
-    if model is None:
-        return lambda B: B
-    U, level = model
-    inside = 1.0 / np.sqrt(np.maximum(level, 1.0))
-
-    def apply(B):
-        UB = U.T @ B
-        return B - U @ UB + U @ (inside[:, None] * UB)
-
-    return apply
-
-
-class _OutOfRounds(Exception):
-    pass
+    """Round 2 of the solve (see the module and
+    :func:`skfed._shared_model.sketch_preconditioner`), through ``sim``."""
+    return _sketch(Z, w, offsets, scale, mass, _GraphHub(sim, len(offsets) - 1),
+                   rank=SKETCH_RANK)
 
 
 def _row_means(W, models):

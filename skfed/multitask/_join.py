@@ -113,7 +113,8 @@ How ``a`` and ``c_n`` are chosen depends on ``omega_mode_``:
   feature means are nearest its samples' (Landmine, seeds 0-2, ``k = 5 /
   10 / 20``: 93.55 / 93.58 / 93.53 -> 93.84 / 94.03 / 93.88, pooled
   ``SVC`` 93.81 / 93.77 / 93.78; the gate stayed closed on every held-out
-  family).
+  family); its scale is then rehearsed around the draws' own such centres
+  (:mod:`skfed.multitask._rehearsal_centres`).
 * ``"independent"``: ``a = 0`` and ``c_n`` the fit's ``sigma_tt = 1 / m``:
   the per-node model of the fit.
 * ``"learn"`` and a given Omega (``"fixed"``): the Omega step restricted to

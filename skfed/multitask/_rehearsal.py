@@ -63,6 +63,12 @@ share selection (small nodes: rotated moons, School, related-small,
 -alike, -clustered, -narrow) have one centre and join exactly as before.
 Cost: one more solve per centre; related-wide's join at ``k = 20`` took
 0.122 of its 0.23 s refit's CPU (0.087 before).
+
+With the feature-mean gate open (:mod:`skfed.multitask._join_neighbours`)
+newcomers are centred on their nearest fitted nodes' mean model, and so is
+every draw (its own node left out) instead of ``w_0`` or the share
+selection's centres; a two-class newcomer then takes the scale of the
+draws holding two classes (:mod:`skfed.multitask._rehearsal_centres`).
 """
 
 import math
@@ -74,6 +80,7 @@ from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
 from ..network import index_bits, payload_bytes
 from ._join_neighbours import feature_neighbours
+from ._rehearsal_centres import CENTRE_BYTES, draw_centres, paired_result, two_class_draws
 from ._state import _LOSSES
 
 __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
@@ -430,9 +437,13 @@ class Rehearsal:
         self.one_class_owners = {}  # draw set a -> the kept draws' nodes
         self.one_class_collected = set()
         self.collected = set()  # draw sets whose reports were sent
+        self.two_class = {}  # draw set a -> its two-class draws' result (gate open)
         self.cpu = 0.0
         # the feature-mean gate (skfed.multitask._join_neighbours)
         self.neighbours = feature_neighbours(est, nodes, est._W[:, :layout.n_nodes])
+        # with it open, each draw is centred as its newcomer would be
+        # (skfed.multitask._rehearsal_centres)
+        self.around = draw_centres(self.neighbours, est._W[:, :layout.n_nodes])
 
     # -------------------------------------------------------------- solving
     def _rehearse(self, a):
@@ -445,7 +456,9 @@ class Rehearsal:
         kept = self.kept[a]
         solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
         self.centre_of[a] = 0
-        if len(self.centres) < 2:
+        if self._around() is not None:  # (the gate's centres replace w0 and the others)
+            found = [self._solve(*solve, w0=self._draw_centres(k, owners, perms, kept))]
+        elif len(self.centres) < 2:
             found = [self._solve(*solve)]
         else:
             # the centres compared on the rows outside their fit (the
@@ -468,9 +481,24 @@ class Rehearsal:
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
         self.results[a] = result
+        if self._around() is not None and self.one_class_kind:
+            # a two-class newcomer's scale, from the draws like it
+            # (skfed.multitask._rehearsal_centres)
+            Y = {t: v[1] for t, v in self.data.items()}
+            self.two_class[a] = paired_result(errors, kept & two_class_draws(Y, k, owners, perms))
         self._free_rows()
         self.cpu += time.process_time() - start
         return result
+
+    def _around(self):
+        return getattr(self, "around", None)
+
+    def _draw_centres(self, k, owners, perms, kept):
+        """The draws' centres with the gate open (``(P, n_draws, d')``;
+        :mod:`skfed.multitask._rehearsal_centres`)."""
+        Z = {t: v[0] for t, v in self.data.items()}
+        sw = {t: v[2] for t, v in self.data.items()}
+        return self._around().centres(Z, sw, k, owners, perms, kept, self.w0)
 
     def _views(self):
         """{node t: its part of Z, Y and sw} (views; empty once freed)."""
@@ -511,8 +539,8 @@ class Rehearsal:
         from ._join import _JoinNodes
 
         scales = np.asarray(REHEARSAL_SCALES)
-        w0 = self.w0 if w0 is None else w0
-        P, d = w0.shape
+        w0 = self.w0 if w0 is None else np.asarray(w0)  # (or one centre a draw)
+        P, d = w0.shape[0], w0.shape[-1]
         n_new = len(owners)
         starts = [self.start[t] for t in owners.tolist()]
         train = np.concatenate([lo + p[:k] for lo, p in zip(starts, perms)])
@@ -527,7 +555,7 @@ class Rehearsal:
         confidence = mass / self.mean_mass  # the join's rule (not capped)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
-        M = np.repeat(w0[:, None, :], n_new, axis=1)
+        M = w0 if w0.ndim == 3 else np.repeat(w0[:, None, :], n_new, axis=1)
         models = np.empty((n_new, len(scales), P, d))
         for i, s in enumerate(scales):
             if s == 0.0:
@@ -629,10 +657,13 @@ class Rehearsal:
         self.one_class_kept[a] = (kept, held_counts)
         # only the kept draws are solved (on nodes of few samples most are not)
         idx = np.flatnonzero(kept)
+        ones = np.ones(len(idx), dtype=bool)
+        centre = (self.centres[self.centre_of.get(a, 0)] if self._around() is None or not idx.size
+                  else self._draw_centres(k, owners[idx], [perms[j] for j in idx], ones))
         self.one_class_errors[a] = (
-            self._solve(k, owners[idx], [perms[j] for j in idx], np.ones(len(idx), dtype=bool),
+            self._solve(k, owners[idx], [perms[j] for j in idx], ones,
                         self.seeds[a][idx], np.asarray(self.exact[a])[idx],
-                        [weights[j] for j in idx], w0=self.centres[self.centre_of.get(a, 0)])
+                        [weights[j] for j in idx], w0=centre)
             if idx.size else np.zeros((len(REHEARSAL_SCALES), 0)))
         self.one_class_owners[a] = owners[kept]
         self._free_rows()
@@ -704,6 +735,9 @@ class Rehearsal:
             chosen = size_scale(errors, se)
             here = reach & (near == i)
             out[here] = REHEARSAL_SCALES[chosen]
+            two = getattr(self, "two_class", {}).get(a)
+            if two is not None and self.one_class_kind and one_class is not None:
+                out[here & ~one] = REHEARSAL_SCALES[size_scale(*two)]
             if not (one & here).any():
                 continue
             E = self._rehearse_one_class(a)
@@ -756,7 +790,11 @@ class Rehearsal:
         of ``w_0``; as counts, with the number of those rows first), and a
         one-class request also names its size's centre
         (``index_bits(n_centres)`` bits; its draws are solved toward that
-        centre only).
+        centre only).  With the feature-mean gate open each node first
+        uploads its kept draws' feature means (one message) and the request
+        carries their centres (float32; a classifier's ordinary draw reports
+        one more bit: whether it holds two classes;
+        :mod:`skfed.multitask._rehearsal_centres`).
         """
         if not asked:
             return
@@ -765,6 +803,7 @@ class Rehearsal:
         floats = np.zeros(self.n_nodes, dtype=np.int64)
         bits = np.zeros(self.n_nodes, dtype=np.int64)
         centre_bits = np.zeros(self.n_nodes, dtype=np.int64)
+        placed = np.zeros(self.n_nodes, dtype=np.int64)  # kept draws centred by the gate
         for item in asked:
             one = isinstance(item, tuple)
             a = item[1] if one else item
@@ -773,6 +812,10 @@ class Rehearsal:
             np.add.at(sizes, np.unique(owners), 1)
             if one and len(self.centres) > 1:  # which centre its draws solve toward
                 np.add.at(centre_bits, np.unique(owners), index_bits(len(self.centres)))
+            if self._around() is not None:
+                np.add.at(placed, owners[kept], 1)
+                if not one and self.one_class_kind:  # a bit: whether it holds two classes
+                    np.add.at(bits, owners[kept], 1)
             for j in np.flatnonzero(kept).tolist():
                 t = int(owners[j])
                 n_held = len(perms[j]) - k
@@ -804,6 +847,15 @@ class Rehearsal:
         reports = (floats[nodes] * float_bytes
                    + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
                               dtype=np.int64))
+        around = self._around()
+        if around is not None:
+            # with the gate open: up its kept draws' feature means, then
+            # their centres with the request (skfed.multitask._rehearsal_centres)
+            P, _, d = around.W.shape
+            up = np.flatnonzero(placed[nodes])
+            counter.gather_to_server(nodes[up], placed[nodes[up]] * around.n_features
+                                     * CENTRE_BYTES)
+            requests = requests + placed[nodes] * P * d * CENTRE_BYTES
         counter.broadcast_from_server(nodes, requests)
         counter.gather_to_server(nodes, reports)
 
