@@ -1259,6 +1259,16 @@ The conditions of the growing-federations guide's table, the rows they replaced,
     60.6 / 64.1, bytes unchanged, CPU one timing each 0.074 / 0.083 / 0.092);
     its HAR and Landmine rows are unchanged (the same scores on seeds 0-2).
 
+    2026-11-30 (mochapop37): with the feature-mean gate open, MOCHA's
+    rehearsal centres each draw on the mean model of its own nearest fitted
+    nodes (the centre a newcomer starts from) and a two-class newcomer takes
+    the two-class draws' scale.  Its Landmine rows in growing.rst are from
+    ``python benchmarks/new_nodes.py --families mocha --datasets landmine
+    --seeds 0,1,2 --ks 5,10,20`` on that branch: 94.0 / 93.9 / 94.1, bytes
+    0.081-0.089 of a refit's (first join 14.7 -> 19.9 kB); every other
+    family's rows are bit-identical (the gate closed).  Fresh seeds and the
+    held-out families: ``benchmarks/mochapop37_draw_centres.py``.
+
 """
 
 import argparse
