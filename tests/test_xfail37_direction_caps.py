@@ -76,7 +76,7 @@ def test_capped_rogue_share_in_closed_form():
     # after the check a rogue's share along its own direction, per unit of
     # mass, is the limit times the median share there (scaled coordinates)
     bad, masses, u = _attacked(0, 2)
-    f, limit, A = _numpy_factors(bad, masses)
+    _, limit, A = _numpy_factors(bad, masses)
     got = ms.direction_factors(_tri(bad), bad.shape[1], np.ones(len(bad), bool), masses)
     lam, V = np.linalg.eigh(A[1])
     e = V[:, -1]
