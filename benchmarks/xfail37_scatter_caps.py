@@ -74,6 +74,10 @@ rogue34's numbers without the check after the arrow)::
     landmine:10     persolin  10/20%  0-5  -0.48 .. +0.73     -0.54 .. +0.69
     landmine:5, landmine:20  both      0-2  +0.11 .. +0.60    +0.23 .. +0.67
 
+Cost (CPU s, one thread, 12-row nodes): the check 0.35 at 1,000 nodes
+and d = 32, 1.8 at 4,000 (the whole pool 1.3 / 6.0; the medians are over
+at most 64 nodes).
+
 Reading: at 9 features the check turns the attack's -28 / -29 points into
 +0.25 / -3.0 and keeps honest Landmine pools the plain sum (bar 2 nodes of
 one cut, whose placement is unchanged); at 3 features (landmine-d3:10,
