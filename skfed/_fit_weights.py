@@ -8,8 +8,11 @@ dtype the estimator squares them in, then casts them with
 :func:`weights_in_data_dtype`.
 """
 
+import warnings
+
 import numpy as np
 from sklearn.base import MetaEstimatorMixin
+from sklearn.exceptions import DataConversionWarning
 
 
 def weights_working_dtype(estimator, working):
@@ -42,8 +45,9 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
         The weights cast to ``X.dtype``.  When a weight exceeds that dtype's
         largest value and the estimator squares in a wider dtype (the
         boosting family: float64), ``X`` is cast to that dtype and the
-        weights stay float64: the fit is then the float64 fit of the same
-        values, which is what every square of the estimator already used.
+        weights stay float64, with a ``DataConversionWarning``: the fit is
+        then the float64 fit of the same values, which is what every square
+        of the estimator already used.
 
     Raises
     ------
@@ -59,6 +63,11 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
     if top <= largest:
         return X, sample_weight.astype(dtype)
     if np.dtype(working).itemsize > dtype.itemsize:
+        warnings.warn(
+            f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
+            f"({largest:.3g}): {type(estimator).__name__} fits X as {np.dtype(working)} "
+            "(its models and messages are then those of a float64 fit).",
+            DataConversionWarning, stacklevel=4)
         return X.astype(working), sample_weight
     raise ValueError(
         f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import DataConversionWarning
 from sklearn.linear_model import LogisticRegression
 
 from skfed import (
@@ -51,7 +52,8 @@ def test_the_cast_helper():
     big = np.array([1.0, 2.0, 1e39])
     est = PersonalizedLinearClassifier()
     # a float64 worker: X promoted, weights kept to the bit
-    X2, w2 = weights_in_data_dtype(est, X, big, np.dtype(np.float64))
+    with pytest.warns(DataConversionWarning, match="above the largest float32"):
+        X2, w2 = weights_in_data_dtype(est, X, big, np.dtype(np.float64))
     assert X2.dtype == np.float64 and w2.dtype == np.float64
     np.testing.assert_array_equal(w2, big)
     np.testing.assert_array_equal(X2, X)
@@ -98,7 +100,8 @@ def test_boosting_past_float32_is_the_float64_fit(Est):
     ref = Est(random_state=0).fit(X.astype(np.float64), y, groups=g, sample_weight=w)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)   # (no overflowing cast left)
-        est = Est(random_state=0).fit(X, y, groups=g, sample_weight=w)
+        with pytest.warns(DataConversionWarning, match=f"{Est.__name__} fits X as float64"):
+            est = Est(random_state=0).fit(X, y, groups=g, sample_weight=w)
     np.testing.assert_array_equal(est.decision_function(X, groups=g),
                                   ref.decision_function(X, groups=g))
     assert np.mean(est.predict(X, groups=g) == y) > 0.8
