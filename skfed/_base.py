@@ -66,6 +66,7 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
+from ._fit_weights import weights_in_data_dtype, weights_working_dtype
 from ._join_common import pad_log  # (re-exported: the online learner's logs)
 from ._join_params import record_join_params
 from ._magnitude import (  # (re-exported: check_C_weight, largest_row_norm, MAX_C_WEIGHT)
@@ -719,8 +720,13 @@ class FederatedMixin(DocLinkMixin):
                 ) from exc
         self._fitted_with_groups = groups is not None
         if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
-                                                working=working)
+            # validated in float64 (a weight float32 X cannot hold is no
+            # "infinity"), then kept in X's dtype (skfed/_fit_weights.py)
+            sample_weight = check_sample_weight(
+                sample_weight, X_features, dtype=np.float64,
+                working=weights_working_dtype(self, working))
+            X_features, sample_weight = weights_in_data_dtype(self, X_features, sample_weight,
+                                                              working)
         layout = NodeLayout(codes, len(self.nodes_), counts=counts)
         record_join_params(self)  # what add_nodes must find unchanged
         return X_features, y, sample_weight, layout

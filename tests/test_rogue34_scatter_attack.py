@@ -19,6 +19,16 @@ import pytest
 from skfed import _mean_scatter as ms
 
 
+@pytest.fixture(autouse=True)
+def _size_limit_only(monkeypatch):
+    """These tests pin the size limit's bound: xfail37's check along each
+    node's own directions after it (``direction_factors``, which scales the
+    weakest-direction rogues here down further; its own tests are
+    tests/test_xfail37_direction_caps.py) is off."""
+    monkeypatch.setattr(ms, "direction_factors",
+                        lambda tri, d, kept, masses=None, cap=None: np.ones(len(tri)))
+
+
 def _nodes(seed, n=23, rows=10, d=3):
     """``n`` nodes of ``rows`` rows, correlated features, spread means."""
     rng = np.random.RandomState(seed)

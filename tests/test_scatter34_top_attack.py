@@ -54,8 +54,16 @@ def _strongest_top(full, means, masses, q):
         t *= 0.9
 
 
+def _size_limit_only(monkeypatch):
+    """The size limit's stage alone (xfail37's check along each node's own
+    directions after it, ``direction_factors``, off)."""
+    monkeypatch.setattr(ms, "direction_factors",
+                        lambda tri, d, kept, masses=None, cap=None: np.ones(len(tri)))
+
+
 @pytest.mark.parametrize("q", [3, 6])
-def test_top_attack_is_what_the_hub_sums(landmine10, q):
+def test_top_attack_is_what_the_hub_sums(landmine10, q, monkeypatch):
+    _size_limit_only(monkeypatch)
     full, means, masses = landmine10
     n, d = full.shape[:2]
     bad, t, u = _strongest_top(full, means, masses, q)
@@ -113,14 +121,16 @@ def test_honest_shares_along_the_top_direction_reach_the_attack(landmine10):
     assert shares.max() / np.median(shares) > 10
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rogue scatters along the top direction of the node means' spread are not "
-    "bounded: Landmine cut to 10 rows, 10 % rogues, the pool grows 116 times "
-    "along u (20 %: 352); Dada's one-class newcomers lose 7.1 points on "
-    "seeds 0-2 and 27.8 on seeds 3-5 (rogue34_scatter_placement.py); "
-    "scatter34's share limit (scatter34_direction.py) leaves out 3-9 honest "
-    "nodes of 23"))
-@pytest.mark.parametrize("q", [3, 6])
+# xfail37: the check along each node's own directions
+# (skfed/_mean_scatter.py direction_factors) bounds 3 rogues (10 %): the
+# pool grows 1.13 times along u (was 116); with 6 (20 %) 2.32 (was 352)
+@pytest.mark.parametrize("q", [3, pytest.param(6, marks=pytest.mark.xfail(strict=True, reason=(
+    "xfail37: with 6 rogues of 29 (20 %) the pool still grows 2.32 times along u after "
+    "the check along each node's own directions (352 before; 3 rogues: 1.13): the "
+    "rogues move the median node's ratio from 1.48 to 3.09 (they also weigh in the "
+    "pool's diagonal that scales the features), and a cap of 4 x the median ratio is the "
+    "lowest that scales no honest node of this data (3: 3 of them); "
+    "benchmarks/xfail37_scatter_caps.py")))])
 def test_top_attack_bounded(landmine10, q):
     full, means, masses = landmine10
     n, d = full.shape[:2]
@@ -128,3 +138,4 @@ def test_top_attack_bounded(landmine10, q):
     pooled = ms.pool_scatters(_tri(bad), d, masses=masses)[0]
     H = full[np.setdiff1d(np.arange(n), np.arange(1, 1 + q))].sum(axis=0)
     assert u @ pooled @ u <= 2 * (u @ H @ u)
+    assert u @ bad.sum(axis=0) @ u > 100 * (u @ H @ u)   # (the plain sum: 116 / 352)
