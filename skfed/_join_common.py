@@ -104,6 +104,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         check_sample_weight,
         working_dtype,
     )
+    from ._fit_weights import weights_working_dtype
 
     if "nodes_" not in vars(est) or hasattr(est, "__sklearn_is_fitted__"):
         # (scikit-learn's test finds an attribute ending in "_": nodes_ is one,
@@ -171,9 +172,19 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
     if dtype is not None and X_features.dtype != dtype:
         X_features = X_features.astype(dtype)
     if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
-        sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
-                                            working=working,
+        # validated in float64 (a weight X's dtype cannot hold is the user's
+        # finite value, not "infinity"), then kept in the fit's dtype
+        sample_weight = check_sample_weight(sample_weight, X_features, dtype=np.float64,
+                                            working=weights_working_dtype(est, working),
                                             allow_all_zero_weights=True)  # (named below)
+        largest = float(np.finfo(X_features.dtype).max)
+        if sample_weight.size and float(sample_weight.max()) > largest:
+            raise ValueError(
+                f"sample_weight of the new nodes holds a weight of "
+                f"{float(sample_weight.max()):.3g}, above the largest "
+                f"{X_features.dtype} ({largest:.3g}), the dtype this "
+                f"{type(est).__name__} was fitted in; rescale the weights.")
+        sample_weight = sample_weight.astype(X_features.dtype)
         check_node_weights(est, codes, sample_weight, labels=new_labels, why=" that joins")
     return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
 
