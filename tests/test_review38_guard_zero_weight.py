@@ -22,19 +22,8 @@ import numpy as np
 import pytest
 
 import skfed._join_unlike as guard
-from skfed import (
-    DecentralizedBoostingClassifier,
-    DecentralizedKernelSGDClassifier,
-    FederatedMultiTaskClassifier,
-    PersonalizedLinearClassifier,
-)
 
-FAMILIES = {
-    "mocha": (FederatedMultiTaskClassifier, "skfed.multitask._join_unlike"),
-    "dada": (DecentralizedBoostingClassifier, "skfed._graph_join_unlike"),
-    "persolin": (PersonalizedLinearClassifier, "skfed._graph_join_unlike"),
-    "online": (DecentralizedKernelSGDClassifier, "skfed.online._join_unlike"),
-}
+from .test_unlike36_guard_rule import FAMILIES
 
 
 def _data():
@@ -51,7 +40,7 @@ def _data():
 
 def _joins(family, monkeypatch, guard_on):
     """The newcomer's scores after a join with the zero-weight rows and one without."""
-    cls, module = FAMILIES[family]
+    make, (module,) = FAMILIES[family]
     if not guard_on:
         monkeypatch.setattr(importlib.import_module(module), "worse_than_chance",
                             lambda pred, y, offsets, alpha=guard.ALPHA:
@@ -61,7 +50,7 @@ def _joins(family, monkeypatch, guard_on):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for rows, weights in ((slice(None), sw), (slice(0, 20), None)):
-            est = cls(random_state=0).fit(X, y, groups=g)
+            est = make().fit(X, y, groups=g)
             est.add_nodes(Xn[rows], yn[rows], groups=gn[rows], sample_weight=weights)
             out.append(est.decision_function(Xn[:20], groups=gn[:20]))
     monkeypatch.undo()

@@ -20,20 +20,10 @@ import numpy as np
 import pytest
 
 import skfed._join_unlike as guard
-from skfed import (
-    DecentralizedBoostingClassifier,
-    DecentralizedKernelSGDClassifier,
-    FederatedMultiTaskClassifier,
-    PersonalizedLinearClassifier,
-)
+
+from .test_unlike36_guard_rule import FAMILIES
 
 NAMES = np.array(["cat", "dog", "eel"])
-FAMILIES = {
-    "mocha": (FederatedMultiTaskClassifier, "skfed.multitask._join_unlike"),
-    "dada": (DecentralizedBoostingClassifier, "skfed._graph_join_unlike"),
-    "persolin": (PersonalizedLinearClassifier, "skfed._graph_join_unlike"),
-    "online": (DecentralizedKernelSGDClassifier, "skfed.online._join_unlike"),
-}
 
 
 def _codes(X):
@@ -43,7 +33,7 @@ def _codes(X):
 def _join(family, monkeypatch):
     """Fit four nodes of the task, join an alike newcomer (7) and a cyclically
     relabeled one (8); returns the estimator, what the guard saw, the newcomers' labels."""
-    cls, module = FAMILIES[family]
+    make, (module,) = FAMILIES[family]
     seen = []
 
     def spy(pred, y, offsets, alpha=guard.ALPHA):
@@ -59,7 +49,7 @@ def _join(family, monkeypatch):
     gn = np.repeat([7, 8], 40)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = cls(random_state=0).fit(X, NAMES[_codes(X)], groups=np.repeat([0, 1, 2, 3], 60))
+        est = make().fit(X, NAMES[_codes(X)], groups=np.repeat([0, 1, 2, 3], 60))
         est.add_nodes(Xn, NAMES[codes], groups=gn)
     monkeypatch.undo()
     return est, seen, codes
