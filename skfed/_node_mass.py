@@ -266,9 +266,9 @@ def count_protocol(mass, kind):
     Round trip 1: up every subtree's number of reported masses (int32) and
     their sum, largest and smallest (float64); down the largest.  Dada's
     round trip 2: up the number of masses at least a quarter of the largest
-    (int32); if both middle order statistics are among them (``n - (n - 1)
-    // 2`` of the ``n`` reports), ``4 x median >= max`` and ``M = max``
-    with no median.  Otherwise (and always for Perso-lin, whose summary
+    (``4 m >= max``, int32); if both middle order statistics are among them
+    (``n - (n - 1) // 2`` of the ``n`` reports), ``4 x median >= max`` and
+    ``M = max`` with no median.  Otherwise (and always for Perso-lin, whose summary
     holds the median confidence) the median search of
     :func:`_middle_pair`: ``N_PIVOTS`` float64 and the chosen bucket
     (2 bits) down, ``(N_PIVOTS + 1)`` x (int32 count, float64 smallest,
@@ -293,7 +293,10 @@ def count_protocol(mass, kind):
     search = kind == "persolin"
     if kind == "dada":
         ups.append(payload_bytes(n_int32=1))
-        search = np.count_nonzero(valid >= top / 4.0) < n - (n - 1) // 2
+        # (4 m >= max, not m >= max / 4: a quarter of a subnormal max rounds,
+        # e.g. to 0 for 5e-324, and the cap then seemed not to bind)
+        with np.errstate(over="ignore"):  # (4 m = inf >= any max: right)
+            search = np.count_nonzero(4.0 * valid >= top) < n - (n - 1) // 2
     M = top
     if search:
         low, high, n_rounds = _middle_pair(_keys(valid))
