@@ -32,22 +32,31 @@ one-class newcomers, which the test never flags.)
 
 import numpy as np
 
+from ._join_rank import ranking_reversed
 from ._join_unlike import class_codes, worse_than_chance
 
 
 def contradicted(Z, Y, layout, models):
     """Per newcomer, whether ``models[k]`` (``(n_problems, n_columns)``)
     misclassifies its samples (rows ``layout.node_indices(k)`` of the design
-    ``Z`` and the ``+-1`` targets ``Y``) significantly more than chance."""
-    preds, trues = [], []
+    ``Z`` and the ``+-1`` targets ``Y``) significantly more than chance *and*
+    ranks them significantly the wrong way round
+    (:func:`skfed._join_rank.ranking_reversed`): a model whose errors come
+    from its base rate alone is the newcomer's neighbours' and stays."""
+    preds, trues, margins = [], [], []
     for k in range(layout.n_nodes):
         idx = layout.node_indices(k)
         F = np.asarray(models[k], dtype=np.float64) @ np.asarray(Z[idx], dtype=np.float64).T
         pred, true = class_codes(F, np.asarray(Y[:, idx]))
         preds.append(pred)
         trues.append(true)
+        margins.append(F)
     offsets = np.concatenate([[0], np.cumsum([len(t) for t in trues])])
-    return worse_than_chance(np.concatenate(preds), np.concatenate(trues), offsets)
+    trues = np.concatenate(trues)
+    flagged = worse_than_chance(np.concatenate(preds), trues, offsets)
+    if flagged.any():
+        flagged &= ranking_reversed(np.concatenate(margins, axis=1), trues, offsets)
+    return flagged
 
 
 def kept_loss(est, Z, Y, sw, model):

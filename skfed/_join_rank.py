@@ -1,0 +1,109 @@
+"""Whether a joined model ranks its newcomer's samples the wrong way round.
+
+:func:`skfed._join_unlike.worse_than_chance` counts a joined model's errors
+on the newcomer's samples against its best constant guess.  Errors mix two
+things: the model's *direction* (which samples it scores as more likely
+positive) and its *base rate* (where it puts the threshold).  A newcomer
+whose labels oppose the federation's has the direction reversed; a newcomer
+whose few samples merely hold more positives than its population does
+(Landmine's first 10 rows of a field hold 7-8 mines where its rate is a few
+percent: ``tests/test_rogue34_mass_liar.py``) disagrees only on the base
+rate, and there the federation is right and its samples are not.  Its own
+samples cannot tell the two apart by error counts, nor by cross-validation
+(the local model fits their rate).  A ranking can: the base rate moves a
+threshold, not the order of the margins.
+
+:func:`ranking_reversed` is that test, per node.  Two classes: the
+one-sided Mann-Whitney test of the margins of its positive samples against
+its negative ones (``U`` counts pairs ranked right, ties 1/2), fired when
+``P(U' <= U) < alpha`` under random labels with the node's class counts
+(exact null while ``n_pos n_neg <= EXACT_PAIRS``, else the normal
+approximation; :func:`scipy.stats.mannwhitneyu`).  More classes: the sum
+over classes ``p`` of ``U_p / (n_p (n - n_p))``, class ``p``'s margins of
+its samples against the others', with a permutation null of
+:data:`N_PERMUTATIONS` label shuffles of the node's samples from a fixed
+seed (``p = (1 + #{T' <= T}) / (1 + B)``).  A node with one class never
+fires; at level 0.01 two classes need at least 8 samples (``1 / C(8, 4) =
+1 / 70``; ``7 / 3`` needs ``1 / 120``), and with few samples only a fully
+reversed order fires.
+"""
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+# Exact Mann-Whitney null up to this many (positive, negative) pairs.
+EXACT_PAIRS = 2500
+N_PERMUTATIONS = 999
+
+
+def _pairs_right(scores, inside):
+    """``sum`` over (inside, outside) pairs of ``[s_in > s_out] + 1/2 [s_in == s_out]``."""
+    a, b = scores[inside], scores[~inside]
+    return float(np.sum(a[:, None] > b[None, :]) + 0.5 * np.sum(a[:, None] == b[None, :]))
+
+
+def _mean_auc(F, codes):
+    total = 0.0
+    for p in np.unique(codes):
+        inside = codes == p
+        n_in = int(inside.sum())
+        if 0 < n_in < len(codes):
+            total += _pairs_right(F[p], inside) / (n_in * (len(codes) - n_in))
+    return total
+
+
+def ranking_pvalues(F, codes, offsets):
+    """Per node the p-value of :func:`ranking_reversed` (1 for one class).
+
+    Parameters
+    ----------
+    F : ndarray of shape (n_problems, n_samples)
+        The joined models' margins of the nodes' own samples (one problem:
+        the positive class's margin), sorted by node.
+    codes : ndarray of shape (n_samples,) of int
+        The samples' class codes (one problem: 1 positive, 0 negative;
+        else the problem index of the class).
+    offsets : ndarray of shape (n_nodes + 1,)
+        Node ``k`` holds samples ``offsets[k]:offsets[k + 1]``.
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,)
+    """
+    F = np.atleast_2d(np.asarray(F, dtype=np.float64))
+    codes = np.asarray(codes)
+    offsets = np.asarray(offsets)
+    out = np.ones(len(offsets) - 1)
+    for k in range(len(out)):
+        sl = slice(int(offsets[k]), int(offsets[k + 1]))
+        c, Fk = codes[sl], F[:, sl]
+        if len(np.unique(c)) < 2:
+            continue
+        if F.shape[0] == 1:
+            pos, neg = Fk[0, c == 1], Fk[0, c != 1]
+            method = "exact" if len(pos) * len(neg) <= EXACT_PAIRS else "asymptotic"
+            out[k] = float(mannwhitneyu(pos, neg, alternative="less", method=method).pvalue)
+            continue
+        observed = _mean_auc(Fk, c)
+        rng = np.random.RandomState(0)
+        below = sum(_mean_auc(Fk, rng.permutation(c)) <= observed
+                    for _ in range(N_PERMUTATIONS))
+        out[k] = (1.0 + below) / (1.0 + N_PERMUTATIONS)
+    return out
+
+
+def ranking_reversed(F, codes, offsets, alpha=0.01):
+    """Per node, whether its margins rank its own classes significantly the
+    wrong way round (see the module; ``F``, ``codes``, ``offsets`` as in
+    :func:`ranking_pvalues`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1] * 10)
+    >>> ranking_reversed((1.0 - 2 * y)[None], y, np.array([0, 20])).tolist()
+    [True]
+    >>> ranking_reversed((2 * y - 5.0)[None], y, np.array([0, 20])).tolist()
+    [False]
+    """
+    return ranking_pvalues(F, codes, offsets) < alpha
