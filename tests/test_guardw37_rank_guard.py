@@ -1,0 +1,158 @@
+"""guardw37: the graph join's guard fires only on a reversed ranking.
+
+:func:`skfed._join_rank.ranking_pvalues` against references written here:
+the two-class exact null by enumerating every placement of the positive
+labels among the node's samples (``itertools.combinations``), the
+many-class permutation null by the same shuffles in plain NumPy.  Then the
+guard on a newcomer whose labels only disagree on the base rate (kept:
+the joined model, bit-identical to the guard switched off) and on one
+whose labels are reversed (flagged: its local model).
+"""
+
+import copy
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import skfed._graph_join_unlike as graph_guard
+import skfed._join_rank as rank
+from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+
+
+def _u(pos, neg):
+    return np.sum(pos[:, None] > neg[None]) + 0.5 * np.sum(pos[:, None] == neg[None])
+
+
+def _exact_lower_tail(scores, labels):
+    """P(U' <= U) over every placement of the positives (no ties in ``scores``)."""
+    n, n_pos = len(scores), int(labels.sum())
+    observed = _u(scores[labels == 1], scores[labels == 0])
+    count = total = 0
+    for chosen in itertools.combinations(range(n), n_pos):
+        mask = np.zeros(n, dtype=bool)
+        mask[list(chosen)] = True
+        count += _u(scores[mask], scores[~mask]) <= observed
+        total += 1
+    return count / total
+
+
+def test_two_classes_match_the_enumerated_exact_null():
+    rng = np.random.RandomState(0)
+    checked = 0
+    for _ in range(150):
+        n = int(rng.randint(2, 13))
+        labels = (rng.rand(n) < rng.uniform(0.2, 0.8)).astype(int)
+        scores = rng.normal(size=n) + rng.normal() * labels  # no ties
+        p = rank.ranking_pvalues(scores[None], labels, np.array([0, n]))[0]
+        if labels.min() == labels.max():
+            assert p == 1.0
+            continue
+        np.testing.assert_allclose(p, _exact_lower_tail(scores, labels), rtol=1e-9)
+        checked += 1
+    assert checked > 100
+
+
+def test_many_classes_match_a_numpy_permutation_null():
+    rng = np.random.RandomState(1)
+    for _ in range(5):
+        n, P = int(rng.randint(6, 15)), 3
+        codes = rng.randint(P, size=n)
+        F = rng.normal(size=(P, n))
+        F[codes, np.arange(n)] -= rng.uniform(0, 3)  # each sample's own class lower
+        F += rng.normal(size=(P, 1)) * 10  # per-class offsets change nothing
+
+        def stat(c, F=F):
+            total = 0.0
+            for p in np.unique(c):
+                a, b = F[p, c == p], F[p, c != p]
+                if len(a) and len(b):
+                    total += _u(a, b) / (len(a) * len(b))
+            return total
+
+        perm = np.random.RandomState(0)
+        below = sum(stat(perm.permutation(codes)) <= stat(codes)
+                    for _ in range(rank.N_PERMUTATIONS))
+        expected = (1 + below) / (1 + rank.N_PERMUTATIONS)
+        assert rank.ranking_pvalues(F, codes, np.array([0, n]))[0] == expected
+
+
+def test_thresholds_and_base_rate_invariance():
+    offsets = np.array([0, 10])
+    y = np.array([1] * 7 + [0] * 3)
+    reversed_ = np.where(y == 1, -1.0, 1.0) + np.arange(10) * 1e-3
+    # 7 / 3 fully reversed: 1 / C(10, 3) = 1 / 120 < 0.01; one pair right: 2 / 120
+    assert rank.ranking_reversed(reversed_[None], y, offsets)[0]
+    one_right = reversed_.copy()
+    one_right[0] = 1.0075  # the negatives sit at 1.007-1.009: one pair right
+    assert rank.ranking_pvalues(one_right[None], y, offsets)[0] == pytest.approx(2 / 120)
+    assert not rank.ranking_reversed(one_right[None], y, offsets)[0]
+    # 3 / 2 can never fire (1 / C(5, 2) = 0.1); one class never
+    y5 = np.array([1, 1, 1, 0, 0])
+    assert not rank.ranking_reversed(np.where(y5 == 1, -1.0, 1.0)[None], y5, np.array([0, 5]))[0]
+    assert rank.ranking_pvalues(np.zeros((1, 6)), np.ones(6), np.array([0, 6]))[0] == 1.0
+    # a shift of every margin (the base rate) leaves the p-value as it is
+    rng = np.random.RandomState(2)
+    F = rng.normal(size=(1, 30))
+    yy = (rng.rand(30) < 0.5).astype(int)
+    base = rank.ranking_pvalues(F, yy, np.array([0, 30]))
+    np.testing.assert_array_equal(rank.ranking_pvalues(F - 7.0, yy, np.array([0, 30])), base)
+
+
+def _data(seed=0, flip=False):
+    """Four fitted nodes of ``y = [x_0 > 0.8]``, 40 rows each; a newcomer of
+    20 rows: 16 with ``-0.5 < x_0 < 0.8`` labelled positive and 4 with
+    ``x_0 < -0.5`` negative (its threshold lower, its direction the
+    federation's), or with ``flip`` 10 / 10 rows of the reversed rule."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(160, 3))
+    y = (X[:, 0] > 0.8).astype(int)
+    g = np.repeat(np.arange(4), 40)
+    pool = rng.normal(size=(4000, 3))
+    if flip:
+        rule = pool[:, 0] <= 0.8
+        take = np.r_[np.flatnonzero(rule)[:10], np.flatnonzero(~rule)[:10]]
+        return X, y, g, pool[take], rule[take].astype(int), np.full(20, 4)
+    middle = (pool[:, 0] > -0.5) & (pool[:, 0] < 0.8)
+    take = np.r_[np.flatnonzero(middle)[:16], np.flatnonzero(pool[:, 0] < -0.5)[:4]]
+    return X, y, g, pool[take], np.r_[np.ones(16, int), np.zeros(4, int)], np.full(20, 4)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_base_rate_newcomer_keeps_the_joined_model(cls, monkeypatch):
+    """A newcomer whose labels disagree with the joined model's threshold
+    only: it errs on most of its rows (the binomial test fires) but ranks
+    them right, so the newcomer keeps it, bit-identical to the guard
+    switched off (the price: a newcomer whose population's threshold truly
+    differs keeps the federation's); one with the rule reversed is still
+    flagged and fits its own rows."""
+    seen = []
+    original = graph_guard.ranking_reversed
+
+    def spy(F, codes, offsets, alpha=0.01):
+        out = original(F, codes, offsets, alpha)
+        seen.append((rank.ranking_pvalues(F, codes, offsets), out.copy()))
+        return out
+
+    monkeypatch.setattr(graph_guard, "ranking_reversed", spy)
+    X, y, g, Xn, yn, gn = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(random_state=0).fit(X, y, groups=g)
+        on = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
+        with monkeypatch.context() as m:
+            m.setattr(graph_guard, "worse_than_chance", lambda p, t, o, a=0.01: np.zeros(
+                len(o) - 1, dtype=bool))
+            off = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
+    # the binomial test fired (the rank test ran) and the rank test did not
+    assert len(seen) == 1 and not seen[0][1][0] and seen[0][0][0] > 0.5
+    np.testing.assert_array_equal(on.coef_, off.coef_)
+    np.testing.assert_array_equal(on.intercept_, off.intercept_)
+    # reversed labels: both tests fire and the newcomer fits its own rows
+    X, y, g, Xn, yn, gn = _data(flip=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        flipped = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
+    assert seen[-1][1][0]
+    assert np.mean(flipped.predict(Xn, groups=gn) == yn) >= 0.8
