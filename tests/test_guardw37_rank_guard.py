@@ -83,14 +83,22 @@ def test_thresholds_and_base_rate_invariance():
     y = np.array([1] * 7 + [0] * 3)
     reversed_ = np.where(y == 1, -1.0, 1.0) + np.arange(10) * 1e-3
     # 7 / 3 fully reversed: 1 / C(10, 3) = 1 / 120 < 0.01; one pair right: 2 / 120
-    assert rank.ranking_reversed(reversed_[None], y, offsets)[0]
+    assert rank.ranking_reversed(reversed_[None], y, offsets, alpha=0.01)[0]
     one_right = reversed_.copy()
     one_right[0] = 1.0075  # the negatives sit at 1.007-1.009: one pair right
     assert rank.ranking_pvalues(one_right[None], y, offsets)[0] == pytest.approx(2 / 120)
-    assert not rank.ranking_reversed(one_right[None], y, offsets)[0]
-    # 3 / 2 can never fire (1 / C(5, 2) = 0.1); one class never
-    y5 = np.array([1, 1, 1, 0, 0])
-    assert not rank.ranking_reversed(np.where(y5 == 1, -1.0, 1.0)[None], y5, np.array([0, 5]))[0]
+    assert not rank.ranking_reversed(one_right[None], y, offsets, alpha=0.01)[0]
+    assert rank.ranking_reversed(one_right[None], y, offsets)[0]  # the veto level, 0.25
+    # 5 samples: fully reversed 3 / 2 has p = 1 / C(5, 2) = 0.1, 4 / 1 1 / 5;
+    # never below 0.01; one pair right of 4 / 1: 2 / 5, above the veto level
+    o5 = np.array([0, 5])
+    for y5 in (np.array([1, 1, 1, 0, 0]), np.array([1, 1, 1, 1, 0])):
+        rev = np.where(y5 == 1, -1.0, 1.0) + np.arange(5) * 1e-3
+        assert not rank.ranking_reversed(rev[None], y5, o5, alpha=0.01)[0]
+        assert rank.ranking_reversed(rev[None], y5, o5)[0]
+    rev[0] = 2.0
+    assert rank.ranking_pvalues(rev[None], y5, o5)[0] == pytest.approx(2 / 5)
+    assert not rank.ranking_reversed(rev[None], y5, o5)[0]
     assert rank.ranking_pvalues(np.zeros((1, 6)), np.ones(6), np.array([0, 6]))[0] == 1.0
     # a shift of every margin (the base rate) leaves the p-value as it is
     rng = np.random.RandomState(2)
@@ -130,7 +138,7 @@ def test_base_rate_newcomer_keeps_the_joined_model(cls, monkeypatch):
     seen = []
     original = graph_guard.ranking_reversed
 
-    def spy(F, codes, offsets, alpha=0.01):
+    def spy(F, codes, offsets, alpha=rank.VETO_LEVEL):
         out = original(F, codes, offsets, alpha)
         seen.append((rank.ranking_pvalues(F, codes, offsets), out.copy()))
         return out
@@ -146,7 +154,7 @@ def test_base_rate_newcomer_keeps_the_joined_model(cls, monkeypatch):
                 len(o) - 1, dtype=bool))
             off = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
     # the binomial test fired (the rank test ran) and the rank test did not
-    assert len(seen) == 1 and not seen[0][1][0] and seen[0][0][0] > 0.5
+    assert len(seen) == 1 and not seen[0][1][0] and seen[0][0][0] > 0.5 > rank.VETO_LEVEL
     np.testing.assert_array_equal(on.coef_, off.coef_)
     np.testing.assert_array_equal(on.intercept_, off.intercept_)
     # reversed labels: both tests fire and the newcomer fits its own rows

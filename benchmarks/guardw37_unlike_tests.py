@@ -1,0 +1,163 @@
+"""Which test on a newcomer's own samples finds a join that contradicts it.
+
+The setting of ``benchmarks/new_nodes_unlike.py``: ``n_nodes - 1`` fitted
+nodes share ``y = [x_0 > 0]`` (4 features, 60 samples each) and one
+newcomer's boundary is turned by ``angle`` degrees (0: alike, the false
+alarms; 90: ``y = [x_1 > 0]``; 180: reversed); it joins with ``k`` samples.
+Per family (Dada, Perso-lin at their defaults, ``random_state=seed``) the
+join is run with the guard switched off, and on the newcomer's ``k``
+samples each candidate test is computed from the joined model's margins
+``f``:
+
+``binom``
+    :func:`skfed._join_unlike.worse_than_chance` (main's guard until
+    guardw37: more errors than the best constant, binomial, 0.01).
+``binom+rank``
+    ``binom`` and :func:`skfed._join_rank.ranking_reversed` (the margins
+    rank the classes the wrong way round, exact Mann-Whitney, 0.01): the
+    graph join's guard from guardw37 on.
+``loo``
+    The joined model against the newcomer's own fit, leave one out: own
+    ``LogisticRegression()`` fitted without sample ``i`` predicts it; the
+    joined model predicts it with its threshold re-chosen on the other
+    samples (so both know the newcomer's base rate); with ``b`` samples
+    only the own fit gets right and ``c`` only the joined one, fired when
+    ``P(Binomial(b + c, 1/2) >= b) < alpha`` (exact McNemar), at 0.01 and 0.05.
+``rank_loo``
+    ``loo``'s ``b``/``c`` counted over (positive, negative) pairs ranked
+    right by one and wrong by the other, the own fit's margins leave-one-out;
+    the pairs are dependent, so its binomial level is not exact (reported
+    for its power only).
+
+Counts are newcomers flagged of those tested (one per seed).
+
+Usage: ``python benchmarks/guardw37_unlike_tests.py --seeds 0,1,2,3,4,5,6,7,8,9,10,11
+--ks 5,10,20 --angles 0,90,180``.
+"""
+
+import argparse
+import warnings
+
+import numpy as np
+from scipy.stats import binom
+from sklearn.linear_model import LogisticRegression
+
+import skfed._graph_join_unlike as graph_guard
+from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+from skfed._join_rank import ranking_pvalues, ranking_reversed
+from skfed._join_unlike import worse_than_chance
+
+FLAGGED_P = []  # rank p-values of the newcomers binom flags, per row
+FAMILIES = {"dada": DecentralizedBoostingClassifier, "persolin": PersonalizedLinearClassifier}
+
+
+def data(seed, n_nodes, n, angle):
+    rng = np.random.RandomState(seed)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, 4))
+    theta = np.where(groups == n_nodes - 1, np.deg2rad(angle), 0.0)
+    y = (np.cos(theta) * X[:, 0] + np.sin(theta) * X[:, 1] > 0).astype(int)
+    return X, y, groups
+
+
+def _own_loo(X, y):
+    """Leave-one-out margins of ``LogisticRegression()`` (0 when the rest holds one class)."""
+    out = np.zeros(len(y))
+    for i in range(len(y)):
+        rest = np.arange(len(y)) != i
+        if np.unique(y[rest]).size < 2:
+            out[i] = 0.5 - (y[rest][0] == 0)  # the rest's class
+            continue
+        out[i] = LogisticRegression().fit(X[rest], y[rest]).decision_function(X[i:i + 1])[0]
+    return out
+
+
+def _threshold_loo(f, y):
+    """Sample ``i``'s prediction by ``f > t``, ``t`` the threshold of fewest
+    errors on the other samples (ties: nearest 0)."""
+    cuts = np.r_[-np.inf, np.sort(f), np.inf]
+    cuts = np.unique(np.r_[(cuts[:-1] + cuts[1:]) / 2, 0.0])
+    cuts = cuts[np.isfinite(cuts)] if np.isfinite(cuts).any() else np.array([0.0])
+    pred = np.zeros(len(y), dtype=int)
+    for i in range(len(y)):
+        rest = np.arange(len(y)) != i
+        errs = np.array([np.sum((f[rest] > t) != y[rest]) for t in cuts])
+        best = cuts[errs == errs.min()]
+        t = best[np.argmin(np.abs(best))]
+        pred[i] = int(f[i] > t)
+    return pred
+
+
+def _mcnemar(b, c):
+    return float(binom.sf(b - 1, b + c, 0.5)) if b + c else 1.0
+
+
+def tests(X, y, f):
+    off = np.array([0, len(y)])
+    pred = (f > 0).astype(int)
+    out = {"binom": bool(worse_than_chance(pred, y, off)[0])}
+    out["binom+rank"] = out["binom"] and bool(ranking_reversed(f[None], y, off)[0])
+    rank_p = ranking_pvalues(f[None], y, off)[0]
+    for level in (0.1, 0.25):
+        out[f"binom+rank{level:g}"] = out["binom"] and rank_p < level
+    if out["binom"]:
+        FLAGGED_P.append(round(float(rank_p), 3))
+    if np.unique(y).size < 2:
+        out.update({"loo .01": False, "loo .05": False, "rank_loo .01": False})
+        return out
+    own = _own_loo(X, y)
+    own_right = (own > 0).astype(int) == y
+    joined_right = _threshold_loo(f, y) == y
+    b, c = int(np.sum(own_right & ~joined_right)), int(np.sum(~own_right & joined_right))
+    p = _mcnemar(b, c)
+    out["loo .01"], out["loo .05"] = p < 0.01, p < 0.05
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    own_pair = own[pos][:, None] > own[neg][None]
+    joined_pair = f[pos][:, None] > f[neg][None]
+    bp, cp = int(np.sum(own_pair & ~joined_pair)), int(np.sum(~own_pair & joined_pair))
+    out["rank_loo .01"] = _mcnemar(bp, cp) < 0.01
+    return out
+
+
+def run(family, seed, k, angle, n_nodes, n):
+    X, y, groups = data(seed, n_nodes, n, angle)
+    new = n_nodes - 1
+    fitted = groups < new
+    train = (groups == new) & (np.arange(len(y)) % n < k)
+    est = FAMILIES[family](random_state=seed).fit(X[fitted], y[fitted], groups=groups[fitted])
+    original = graph_guard.worse_than_chance
+    graph_guard.worse_than_chance = lambda p, t, o, a=0.01: np.zeros(len(o) - 1, dtype=bool)
+    try:
+        est.add_nodes(X[train], y[train], groups=groups[train])
+    finally:
+        graph_guard.worse_than_chance = original
+    f = np.ravel(est.decision_function(X[train], groups=groups[train])).astype(np.float64)
+    return tests(X[train], y[train], f)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--angles", default="0,90,180")
+    parser.add_argument("--families", default="dada,persolin")
+    parser.add_argument("--nodes", type=int, default=16)
+    parser.add_argument("--samples", type=int, default=60)
+    a = parser.parse_args(argv)
+    seeds = [int(s) for s in a.seeds.split(",")]
+    names = None
+    for angle in [int(x) for x in a.angles.split(",")]:
+        for k in [int(x) for x in a.ks.split(",")]:
+            for family in a.families.split(","):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    rows = [run(family, s, k, angle, a.nodes, a.samples) for s in seeds]
+                names = names or list(rows[0])
+                counts = "  ".join(f"{m} {sum(r[m] for r in rows):2d}" for m in names)
+                print(f"angle {angle:3d} k {k:2d} {family:8s} of {len(rows)}: {counts}"
+                      f"  binom's rank p {FLAGGED_P}", flush=True)
+                FLAGGED_P.clear()
+
+
+if __name__ == "__main__":
+    main()
