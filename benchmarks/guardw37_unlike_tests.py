@@ -36,14 +36,20 @@ Usage: ``python benchmarks/guardw37_unlike_tests.py --seeds 0,1,2,3,4,5,6,7,8,9,
 """
 
 import argparse
+import copy
+import os
+import sys
 import warnings
 
 import numpy as np
 from scipy.stats import binom
 from sklearn.linear_model import LogisticRegression
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 import skfed._graph_join_unlike as graph_guard
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+from skfed._join_own import own_fit_pvalues
 from skfed._join_rank import ranking_pvalues, ranking_reversed
 from skfed._join_unlike import worse_than_chance
 
@@ -98,12 +104,12 @@ def tests(X, y, f):
     out = {"binom": bool(worse_than_chance(pred, y, off)[0])}
     out["binom+rank"] = out["binom"] and bool(ranking_reversed(f[None], y, off)[0])
     rank_p = ranking_pvalues(f[None], y, off)[0]
-    for level in (0.1, 0.25):
-        out[f"binom+rank{level:g}"] = out["binom"] and rank_p < level
+    out["binom+rank0.01"] = out["binom"] and rank_p < 0.01
     if out["binom"]:
         FLAGGED_P.append(round(float(rank_p), 3))
     if np.unique(y).size < 2:
-        out.update({"loo .01": False, "loo .05": False, "rank_loo .01": False})
+        out.update({"loo .01": False, "loo .05": False, "rank_loo .01": False, "flip .01": False,
+                    "flip .05": False, "guard+flip": out["binom+rank"]})
         return out
     own = _own_loo(X, y)
     own_right = (own > 0).astype(int) == y
@@ -116,6 +122,9 @@ def tests(X, y, f):
     joined_pair = f[pos][:, None] > f[neg][None]
     bp, cp = int(np.sum(own_pair & ~joined_pair)), int(np.sum(~own_pair & joined_pair))
     out["rank_loo .01"] = _mcnemar(bp, cp) < 0.01
+    pf = own_fit_pvalues(X, f[None], y, off)[0]
+    out["flip .01"], out["flip .05"] = pf < 0.01, pf < 0.05
+    out["guard+flip"] = out["binom+rank"] or out["flip .01"]
     return out
 
 
@@ -125,14 +134,40 @@ def run(family, seed, k, angle, n_nodes, n):
     fitted = groups < new
     train = (groups == new) & (np.arange(len(y)) % n < k)
     est = FAMILIES[family](random_state=seed).fit(X[fitted], y[fitted], groups=groups[fitted])
-    original = graph_guard.worse_than_chance
+    originals = graph_guard.worse_than_chance, graph_guard.worse_than_own_fit
     graph_guard.worse_than_chance = lambda p, t, o, a=0.01: np.zeros(len(o) - 1, dtype=bool)
+    graph_guard.worse_than_own_fit = lambda X, F, c, o, a=0.01: np.zeros(len(o) - 1, dtype=bool)
     try:
         est.add_nodes(X[train], y[train], groups=groups[train])
     finally:
-        graph_guard.worse_than_chance = original
+        graph_guard.worse_than_chance, graph_guard.worse_than_own_fit = originals
     f = np.ravel(est.decision_function(X[train], groups=groups[train])).astype(np.float64)
     return tests(X[train], y[train], f)
+
+
+def scores(family, seed, k, angle, n_nodes, n):
+    """Accuracy on the newcomer's other samples: the join as the library runs
+    it, the same with the own-fit test switched off, and Local."""
+    from new_nodes_unlike import best_sklearn
+
+    X, y, groups = data(seed, n_nodes, n, angle)
+    new = n_nodes - 1
+    fitted = groups < new
+    position = np.arange(len(y)) % n
+    train, test = (groups == new) & (position < k), (groups == new) & (position >= k)
+    est = FAMILIES[family](random_state=seed).fit(X[fitted], y[fitted], groups=groups[fitted])
+    out = {"Local": best_sklearn(X[train], y[train], X[test], y[test])}
+    original = graph_guard.worse_than_own_fit
+    for name in ("guard", "no own-fit test"):
+        if name != "guard":
+            graph_guard.worse_than_own_fit = lambda X, F, c, o, a=0.01: np.zeros(len(o) - 1,
+                                                                                dtype=bool)
+        try:
+            joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train])
+        finally:
+            graph_guard.worse_than_own_fit = original
+        out[name] = joined.score(X[test], y[test], groups=groups[test])
+    return out
 
 
 def main(argv=None):
@@ -143,6 +178,8 @@ def main(argv=None):
     parser.add_argument("--families", default="dada,persolin")
     parser.add_argument("--nodes", type=int, default=16)
     parser.add_argument("--samples", type=int, default=60)
+    parser.add_argument("--scores", action="store_true",
+                        help="accuracies of the joins with and without the own-fit test")
     a = parser.parse_args(argv)
     seeds = [int(s) for s in a.seeds.split(",")]
     names = None
@@ -151,6 +188,13 @@ def main(argv=None):
             for family in a.families.split(","):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
+                    if a.scores:
+                        rows = [scores(family, s, k, angle, a.nodes, a.samples) for s in seeds]
+                        means = "  ".join(f"{m} {np.mean([r[m] for r in rows]):.3f}"
+                                          for m in rows[0])
+                        print(f"angle {angle:3d} k {k:2d} {family:8s} mean of {len(rows)}: "
+                              f"{means}", flush=True)
+                        continue
                     rows = [run(family, s, k, angle, a.nodes, a.samples) for s in seeds]
                 names = names or list(rows[0])
                 counts = "  ".join(f"{m} {sum(r[m] for r in rows):2d}" for m in names)

@@ -9,13 +9,33 @@ labels oppose its neighbours' (every candidate is then equally unlike it,
 and the row still links it to some), those steps cannot leave the
 neighbours' model: a Dada newcomer of 100 samples, more than any fitted
 node's 40, misclassified 98-100 % of its fresh samples where a refit scored
-0.86-0.91.  The newcomer sees it on its own samples
-(:func:`skfed._join_unlike.worse_than_chance`) and then keeps the local
+0.86-0.91.  The newcomer sees it on its own samples and then keeps the local
 model of its step 1 (the fit's purely local steps on its samples, as every
 node had before the graph was learned) instead.  Local, nothing more is
 sent (its row and weights are sent as before: they are what its
 neighbours hold); a newcomer the test does not flag keeps its model
-bit-identical.  The loss a flagged newcomer records for later joins (its
+bit-identical.  The test (:func:`contradicted`) flags a newcomer when
+
+* its joined model misclassifies its samples more than their majority
+  class would (:func:`skfed._join_unlike.worse_than_chance`, level 0.01)
+  *and* ranks them the wrong way round
+  (:func:`skfed._join_rank.ranking_reversed`, veto level 0.25): errors
+  that come from the base rate alone (10 rows of a Landmine field holding
+  7-8 mines where the field has a few percent, rogue34) keep the
+  neighbours' model, which knows the rate better than 10 rows do; or
+* a ridge fit of its own samples, leave one out, ranks them significantly
+  better than the joined model (:func:`skfed._join_own.worse_than_own_fit`,
+  paired sign-flip test, level 0.01; two classes): a boundary turned by
+  90 degrees, where the joined model is at chance and the first test
+  cannot fire.
+
+Why not re-weigh (a larger own confidence chosen by cross-validation on
+the newcomer's samples) instead of keeping the local model: on rogue34's
+newcomers the samples themselves mislead, and a choice made by their
+cross-validation would follow them (not measured: the local model fits
+all 10 rows in sample, the joined one misses 8-9); an opposite newcomer's
+neighbours are all wrong, so no weight on them helps.
+The loss a flagged newcomer records for later joins (its
 candidates' ``losses`` in ``_join_info``) is its kept model's.
 
 Perso-lin's default joins do not take the graph path: its posterior join
@@ -32,17 +52,20 @@ one-class newcomers, which the test never flags.)
 
 import numpy as np
 
+from ._join_own import worse_than_own_fit
 from ._join_rank import ranking_reversed
 from ._join_unlike import class_codes, worse_than_chance
 
 
-def contradicted(Z, Y, layout, models):
+def contradicted(Z, Y, layout, models, X=None):
     """Per newcomer, whether ``models[k]`` (``(n_problems, n_columns)``)
     misclassifies its samples (rows ``layout.node_indices(k)`` of the design
     ``Z`` and the ``+-1`` targets ``Y``) significantly more than chance *and*
-    ranks them significantly the wrong way round
-    (:func:`skfed._join_rank.ranking_reversed`): a model whose errors come
-    from its base rate alone is the newcomer's neighbours' and stays."""
+    ranks them the wrong way round (:func:`skfed._join_rank.ranking_reversed`:
+    a model whose errors come from its base rate alone is the newcomer's
+    neighbours' and stays), *or* (given the samples ``X``, two classes) its
+    own leave-one-out fit ranks them significantly better
+    (:func:`skfed._join_own.worse_than_own_fit`: a model at chance there)."""
     preds, trues, margins = [], [], []
     for k in range(layout.n_nodes):
         idx = layout.node_indices(k)
@@ -54,8 +77,12 @@ def contradicted(Z, Y, layout, models):
     offsets = np.concatenate([[0], np.cumsum([len(t) for t in trues])])
     trues = np.concatenate(trues)
     flagged = worse_than_chance(np.concatenate(preds), trues, offsets)
+    margins = np.concatenate(margins, axis=1)
     if flagged.any():
-        flagged &= ranking_reversed(np.concatenate(margins, axis=1), trues, offsets)
+        flagged &= ranking_reversed(margins, trues, offsets)
+    if X is not None:
+        rows = np.concatenate([layout.node_indices(k) for k in range(layout.n_nodes)])
+        flagged |= worse_than_own_fit(X[rows], margins, trues, offsets)
     return flagged
 
 
@@ -93,7 +120,7 @@ def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, 
 
     dtype = new_models.dtype
     Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
-    flagged = contradicted(Z, Y, layout, new_models)
+    flagged = contradicted(Z, Y, layout, new_models, X)
     new_models[flagged] = local_models[flagged]
     if losses is not None and not keep_losses:
         sw = np.asarray(sw, dtype=np.float64)
@@ -116,7 +143,7 @@ def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
         return np.zeros(len(new_models), dtype=bool)
     dtype = new_models.dtype
     Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
-    flagged = contradicted(Z, Y, layout, new_models)
+    flagged = contradicted(Z, Y, layout, new_models, X)
     if not flagged.any():
         return flagged
     info = est._join_info

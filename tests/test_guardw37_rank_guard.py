@@ -164,3 +164,116 @@ def test_base_rate_newcomer_keeps_the_joined_model(cls, monkeypatch):
         flipped = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
     assert seen[-1][1][0]
     assert np.mean(flipped.predict(Xn, groups=gn) == yn) >= 0.8
+
+
+# ------------------------------------------------------------ the own-fit test
+def _ridge_loo_by_refits(X, t):
+    """Leave-one-out margins by n explicit ridge refits (NumPy lstsq on the
+    augmented system), with the standardization and penalty of all samples."""
+    n = len(t)
+    spread = X.std(axis=0)
+    Xc = (X - X.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+    lam = np.sum(Xc ** 2) / n
+    out = np.zeros(n)
+    for i in range(n):
+        rest = np.arange(n) != i
+        A = np.c_[Xc[rest], np.ones(n - 1)]
+        pen = np.c_[np.sqrt(lam) * np.eye(Xc.shape[1]), np.zeros(Xc.shape[1])]
+        w = np.linalg.lstsq(np.r_[A, pen], np.r_[t[rest], np.zeros(Xc.shape[1])], rcond=None)[0]
+        out[i] = Xc[i] @ w[:-1] + w[-1]
+    return out
+
+
+def _pair_auc(s, positive):
+    a, b = s[positive], s[~positive]
+    return (np.sum(a[:, None] > b[None]) + 0.5 * np.sum(a[:, None] == b[None])) / (len(a) * len(b))
+
+
+@pytest.mark.parametrize("shape", [(9, 3), (15, 40), (30, 2)])
+def test_own_loo_margins_match_explicit_refits(shape):
+    from skfed._join_own import own_loo_margins
+
+    rng = np.random.RandomState(shape[0])
+    X = rng.normal(size=shape) * rng.uniform(0.1, 10, size=shape[1])
+    t = np.where(X[:, 0] + rng.normal(size=shape[0]) > 0, 1.0, -1.0)
+    np.testing.assert_allclose(own_loo_margins(X, t), _ridge_loo_by_refits(X, t),
+                               rtol=1e-8, atol=1e-10)
+
+
+def test_flip_pvalue_matches_enumeration_and_draws():
+    from scipy.stats import rankdata
+
+    import skfed._join_own as own_test
+
+    rng = np.random.RandomState(3)
+    for n in (4, 7, 10, 12, 13, 25):
+        positive = rng.rand(n) < 0.5
+        positive[:2] = [True, False]
+        own, joined = rng.normal(size=n) + positive, rng.normal(size=n)
+        u, v = rankdata(own), rankdata(joined)
+        observed = _pair_auc(u, positive) - _pair_auc(v, positive)
+        if n <= own_test.EXACT_SAMPLES:
+            null = [_pair_auc(np.where(m, v, u), positive) - _pair_auc(np.where(m, u, v), positive)
+                    for m in itertools.product([False, True], repeat=n)]
+            expected = np.mean(np.array(null) >= observed - 1e-12)
+        else:
+            masks = np.random.RandomState(0).rand(own_test.N_DRAWS, n) < 0.5
+            null = [_pair_auc(np.where(m, v, u), positive) - _pair_auc(np.where(m, u, v), positive)
+                    for m in masks]
+            expected = (1 + np.sum(np.array(null) >= observed - 1e-12)) / (1 + own_test.N_DRAWS)
+        assert own_test.flip_pvalue(own, joined, positive) == pytest.approx(expected, abs=1e-12)
+
+
+def test_own_fit_test_level_and_limits():
+    """Exchangeable pairs (both margins the same noisy score): the exact
+    p-value is at most uniform, so at most ~1 % of 400 nodes fire at 0.01;
+    fewer than 7 samples never fire; one class and several problems are 1."""
+    from skfed._join_own import flip_pvalue, own_fit_pvalues
+
+    rng = np.random.RandomState(4)
+    fired = 0
+    for _ in range(400):
+        positive = rng.rand(10) < 0.5
+        positive[:2] = [True, False]
+        score = positive + rng.normal(size=10)
+        a, b = score + rng.normal(size=10), score + rng.normal(size=10)
+        fired += flip_pvalue(a, b, positive) < 0.01
+    assert fired <= 8
+    positive = np.array([1, 0, 1, 0, 1, 0], dtype=bool)
+    assert flip_pvalue(np.where(positive, 1.0, -1.0), np.where(positive, -1.0, 1.0), positive) \
+        == pytest.approx(1 / 64)
+    X = rng.normal(size=(8, 2))
+    assert own_fit_pvalues(X, np.zeros((1, 8)), np.ones(8), np.array([0, 8]))[0] == 1.0
+    assert own_fit_pvalues(X, np.zeros((3, 8)), np.arange(8) % 3, np.array([0, 8]))[0] == 1.0
+
+
+@pytest.mark.parametrize("seed", [6, 8])
+def test_ninety_degree_newcomer_flagged_by_the_own_fit_test(seed, monkeypatch):
+    """The setting of benchmarks/new_nodes_unlike.py at 90 degrees, k = 20
+    (Perso-lin's posterior join): on seeds 6 and 8 the errors test does not
+    fire and the own-fit test does, and the newcomer's model fit alone
+    scores 0.85 / 0.95 on its other samples (Local 0.875 / 0.975) where the
+    join without the own-fit test scores 0.60 / 0.60."""
+    import skfed._graph_join_unlike as gu
+
+    rng = np.random.RandomState(seed)
+    g = np.repeat(np.arange(16), 60)
+    X = rng.normal(size=(960, 4))
+    y = np.where(g == 15, X[:, 1] > 0, X[:, 0] > 0).astype(int)
+    fitted, pos = g < 15, np.arange(960) % 60
+    train, test = (g == 15) & (pos < 20), (g == 15) & (pos >= 20)
+    est = PersonalizedLinearClassifier(random_state=seed).fit(X[fitted], y[fitted],
+                                                             groups=g[fitted])
+    scores, calls = {}, []
+    errors_test, own_test = gu.worse_than_chance, gu.worse_than_own_fit
+    for off in (False, True):
+        with monkeypatch.context() as m:
+            m.setattr(gu, "worse_than_chance",
+                      lambda *a: calls.append(("errors", errors_test(*a))) or errors_test(*a))
+            m.setattr(gu, "worse_than_own_fit", lambda *a, off=off: calls.append(
+                ("own", own_test(*a))) or (np.zeros(1, dtype=bool) if off else own_test(*a)))
+            joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=g[train])
+        scores[off] = joined.score(X[test], y[test], groups=g[test])
+    assert [(name, flag.tolist()) for name, flag in calls[:2]] == [("errors", [False]),
+                                                                   ("own", [True])]
+    assert scores[True] <= 0.65 and scores[False] >= 0.8, scores
