@@ -6,7 +6,7 @@ graph join, Perso-lin's posterior and feature-mean joins), before its
 model is touched, gets the p-values of the errors test
 (:func:`skfed._join_unlike.worse_than_chance`'s binomial tail), the
 ranking test (:func:`skfed._join_rank.ranking_pvalues`) and the own-fit
-test (:func:`skfed._join_own.own_fit_pvalues`) on its joined model.  These
+test (``guardw37_own_fit.own_fit_pvalues``) on its joined model.  These
 newcomers resemble fitted nodes, so every flag is a false alarm.  Prints
 per row the newcomers tested and those under 0.01 / 0.05 per test, and the
 smallest own-fit p-value.
@@ -27,10 +27,10 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes
+from guardw37_own_fit import own_fit_pvalues
 
 import skfed._graph_join as graph_join
 import skfed._graph_join_unlike as graph_guard
-from skfed._join_own import own_fit_pvalues
 from skfed._join_rank import ranking_pvalues
 from skfed._join_unlike import class_codes
 

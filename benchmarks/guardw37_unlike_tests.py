@@ -47,9 +47,10 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from guardw37_own_fit import adopted, own_fit_pvalues
+
 import skfed._graph_join_unlike as graph_guard
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
-from skfed._join_own import own_fit_pvalues
 from skfed._join_rank import ranking_pvalues, ranking_reversed
 from skfed._join_unlike import worse_than_chance
 
@@ -134,20 +135,20 @@ def run(family, seed, k, angle, n_nodes, n):
     fitted = groups < new
     train = (groups == new) & (np.arange(len(y)) % n < k)
     est = FAMILIES[family](random_state=seed).fit(X[fitted], y[fitted], groups=groups[fitted])
-    originals = graph_guard.worse_than_chance, graph_guard.worse_than_own_fit
+    original = graph_guard.worse_than_chance
     graph_guard.worse_than_chance = lambda p, t, o, a=0.01: np.zeros(len(o) - 1, dtype=bool)
-    graph_guard.worse_than_own_fit = lambda X, F, c, o, a=0.01: np.zeros(len(o) - 1, dtype=bool)
     try:
         est.add_nodes(X[train], y[train], groups=groups[train])
     finally:
-        graph_guard.worse_than_chance, graph_guard.worse_than_own_fit = originals
+        graph_guard.worse_than_chance = original
     f = np.ravel(est.decision_function(X[train], groups=groups[train])).astype(np.float64)
     return tests(X[train], y[train], f)
 
 
 def scores(family, seed, k, angle, n_nodes, n):
     """Accuracy on the newcomer's other samples: the join as the library runs
-    it, the same with the own-fit test switched off, and Local."""
+    it, the same with the own-fit test added (:func:`guardw37_own_fit.adopted`),
+    and Local."""
     from new_nodes_unlike import best_sklearn
 
     X, y, groups = data(seed, n_nodes, n, angle)
@@ -157,16 +158,11 @@ def scores(family, seed, k, angle, n_nodes, n):
     train, test = (groups == new) & (position < k), (groups == new) & (position >= k)
     est = FAMILIES[family](random_state=seed).fit(X[fitted], y[fitted], groups=groups[fitted])
     out = {"Local": best_sklearn(X[train], y[train], X[test], y[test])}
-    original = graph_guard.worse_than_own_fit
-    for name in ("guard", "no own-fit test"):
-        if name != "guard":
-            graph_guard.worse_than_own_fit = lambda X, F, c, o, a=0.01: np.zeros(len(o) - 1,
-                                                                                dtype=bool)
-        try:
-            joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train])
-        finally:
-            graph_guard.worse_than_own_fit = original
-        out[name] = joined.score(X[test], y[test], groups=groups[test])
+    out["guard"] = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train]).score(
+        X[test], y[test], groups=groups[test])
+    with adopted():
+        joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train])
+    out["guard + own-fit"] = joined.score(X[test], y[test], groups=groups[test])
     return out
 
 

@@ -1,4 +1,4 @@
-"""Whether a joined model ranks its newcomer's samples worse than its own fit would.
+"""A rule measured, not adopted: is a joined model worse than its newcomer's own fit?
 
 The errors test (:func:`skfed._join_unlike.worse_than_chance`) fires when a
 joined model is *worse* than chance on the newcomer's samples.  A newcomer
@@ -24,7 +24,14 @@ the two on the samples themselves:
 Under exchangeable pairs (neither model better) ``p`` is a valid p-value;
 at level 0.01 the test needs at least 7 samples of two classes (``2^-7``).
 It reads the newcomer's raw samples only and sends nothing.
+
+Not in the library: :func:`adopted` runs the graph join's guard with it
+added (a flagged newcomer keeps its local model, as the guard's flags do),
+for ``benchmarks/guardw37_unlike_tests.py --scores``; why it is not adopted
+is in that benchmark's results.
 """
+
+import contextlib
 
 import numpy as np
 from scipy import sparse
@@ -128,3 +135,51 @@ def worse_than_own_fit(X, F, codes, offsets, alpha=0.01):
     [False]
     """
     return own_fit_pvalues(X, F, codes, offsets) < alpha
+
+
+def newcomer_pvalues(est, X, y, layout, models):
+    """Per newcomer of a graph-join guard call, the own-fit p-value of its
+    joined model ``models[k]`` (what the guard is about to test)."""
+    import skfed._graph_join as graph_join
+    from skfed._join_unlike import class_codes
+
+    dtype = models.dtype
+    Z, Y = graph_join._design(est, X, dtype), graph_join._targets(est, y, dtype)
+    out = np.ones(layout.n_nodes)
+    for k in range(layout.n_nodes):
+        idx = layout.node_indices(k)
+        F = np.asarray(models[k], dtype=np.float64) @ np.asarray(Z[idx], dtype=np.float64).T
+        _, true = class_codes(F, np.asarray(Y[:, idx]))
+        out[k] = own_fit_pvalues(X[idx], F, true, np.array([0, len(idx)]))[0]
+    return out
+
+
+def _with_own_fit(keep, alpha):
+    import skfed._graph_join_unlike as graph_guard
+
+    def wrapped(est, X, y, sw, layout, new_models, *args, **kwargs):
+        own = newcomer_pvalues(est, X, y, layout, new_models) < alpha
+        base = graph_guard.contradicted
+        graph_guard.contradicted = lambda Z, Y, lay, models: base(Z, Y, lay, models) | own
+        try:
+            return keep(est, X, y, sw, layout, new_models, *args, **kwargs)
+        finally:
+            graph_guard.contradicted = base
+    return wrapped
+
+
+@contextlib.contextmanager
+def adopted(alpha=0.01):
+    """Within the block, the graph join's guard (Dada's graph join,
+    Perso-lin's posterior and feature-mean joins) also flags a newcomer
+    :func:`worse_than_own_fit` flags."""
+    import skfed._graph_join as graph_join
+    import skfed._graph_join_unlike as graph_guard
+
+    kept = graph_join.keep_local_if_contradicted, graph_guard.keep_alone_if_contradicted
+    graph_join.keep_local_if_contradicted = _with_own_fit(kept[0], alpha)
+    graph_guard.keep_alone_if_contradicted = _with_own_fit(kept[1], alpha)
+    try:
+        yield
+    finally:
+        graph_join.keep_local_if_contradicted, graph_guard.keep_alone_if_contradicted = kept
