@@ -13,9 +13,10 @@ samples each candidate test is computed from the joined model's margins
     :func:`skfed._join_unlike.worse_than_chance` (main's guard until
     guardw37: more errors than the best constant, binomial, 0.01).
 ``binom+rank``
-    ``binom`` and :func:`skfed._join_rank.ranking_reversed` (the margins
-    rank the classes the wrong way round, exact Mann-Whitney, 0.01): the
-    graph join's guard from guardw37 on.
+    ``binom`` and :func:`skfed._join_rank.ranking_reversed` at its veto
+    level 0.25 (the margins rank the classes the wrong way round, exact
+    Mann-Whitney): the graph join's guard from guardw37 on;
+    ``binom+rank0.01`` the same at level 0.01.
 ``loo``
     The joined model against the newcomer's own fit, leave one out: own
     ``LogisticRegression()`` fitted without sample ``i`` predicts it; the
@@ -25,14 +26,52 @@ samples each candidate test is computed from the joined model's margins
     ``P(Binomial(b + c, 1/2) >= b) < alpha`` (exact McNemar), at 0.01 and 0.05.
 ``rank_loo``
     ``loo``'s ``b``/``c`` counted over (positive, negative) pairs ranked
-    right by one and wrong by the other, the own fit's margins leave-one-out;
-    the pairs are dependent, so its binomial level is not exact (reported
-    for its power only).
+    right by one and wrong by the other; the pairs are dependent, so its
+    binomial level is not exact (reported for its power only).
+``flip``
+    :func:`guardw37_own_fit.worse_than_own_fit`: leave-one-out ridge margins
+    against the joined margins, ranks compared by a paired sign-flip
+    permutation test (exact below 13 samples), at 0.01 and 0.05;
+    ``guard+flip`` is ``binom+rank`` or ``flip .01``.
 
 Counts are newcomers flagged of those tested (one per seed).
 
 Usage: ``python benchmarks/guardw37_unlike_tests.py --seeds 0,1,2,3,4,5,6,7,8,9,10,11
---ks 5,10,20 --angles 0,90,180``.
+--ks 5,10,20 --angles 0,90,180`` (2 min); ``--scores`` instead prints the
+newcomer's accuracy on its other samples: the library's join, the join with
+``flip .01`` added (:func:`guardw37_own_fit.adopted`) and Local (3 min).
+
+Results (2026-11-30, branch guardw37 from main 92a0d0d4, guardw37; the
+first command, newcomers flagged of 12)::
+
+    angle  k  family    binom  binom+rank  binom+rank0.01  loo.01  loo.05  rank_loo  flip.01  flip.05  guard+flip
+      0   5-20 both       0       0           0             0       0       0         0        0        0
+     90    5  dada        2       1           0             0       0       0         0        0        1
+     90    5  persolin    2       1           0             0       0       0         0        0        1
+     90   10  dada        0       0           0             1       1       4         2        2        2
+     90   10  persolin    0       0           0             0       1       4         0        2        0
+     90   20  dada        2       1           0             4       9      11         4        9        4
+     90   20  persolin    2       1           0             4       6      11         4       10        4
+    180    5  dada        3       3           0             0       1       0         0        1        3
+    180    5  persolin    3       3           0             0       1       0         0        0        3
+    180   10  dada       12      12          11             5       5      12        10       11       12
+    180   10  persolin   11      11          10             4       4      12         9       11       12
+    180   20  both       12      12          12           5-6    8-10      12     11-12       12       12
+
+SCORES
+
+Conclusion: the rank veto at 0.25 keeps every 180-degree flag of the errors
+test (at 0.01 it would drop k = 5's 3 of 12 and one at k = 10: a fully
+reversed 4 + 1 has p = 0.2) and drops 2 of 4 at 90 degrees; no alike
+newcomer (angle 0, 72 joins) is flagged by any rule.  Of the rules with an
+exact level, ``flip`` finds the most 90-degree newcomers (4 of 12 at k =
+20, at 0.05 9-10) and none of the table's 509 newcomers falls under 0.05
+(``benchmarks/guardw37_table_pvalues.py``).  Not adopted: what a flag does
+is keep the local model, and Dada's (the fit's few local steps) gains
+little at 90 degrees and loses where the join was better, e.g. the 25-row
+newcomer of ``tests/test_graph_join_light_rows.py`` (0.805 against 0.889 on
+fresh rows; ``tests/test_guardw37_rank_guard.py``).  A comparison that
+tests the model a flag would keep, not a ridge fit, is the next step.
 """
 
 import argparse
@@ -48,6 +87,7 @@ from sklearn.linear_model import LogisticRegression
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from guardw37_own_fit import adopted, own_fit_pvalues
+from new_nodes_unlike import best_sklearn, data
 
 import skfed._graph_join_unlike as graph_guard
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
@@ -56,15 +96,6 @@ from skfed._join_unlike import worse_than_chance
 
 FLAGGED_P = []  # rank p-values of the newcomers binom flags, per row
 FAMILIES = {"dada": DecentralizedBoostingClassifier, "persolin": PersonalizedLinearClassifier}
-
-
-def data(seed, n_nodes, n, angle):
-    rng = np.random.RandomState(seed)
-    groups = np.repeat(np.arange(n_nodes), n)
-    X = rng.normal(size=(n_nodes * n, 4))
-    theta = np.where(groups == n_nodes - 1, np.deg2rad(angle), 0.0)
-    y = (np.cos(theta) * X[:, 0] + np.sin(theta) * X[:, 1] > 0).astype(int)
-    return X, y, groups
 
 
 def _own_loo(X, y):
@@ -149,8 +180,6 @@ def scores(family, seed, k, angle, n_nodes, n):
     """Accuracy on the newcomer's other samples: the join as the library runs
     it, the same with the own-fit test added (:func:`guardw37_own_fit.adopted`),
     and Local."""
-    from new_nodes_unlike import best_sklearn
-
     X, y, groups = data(seed, n_nodes, n, angle)
     new = n_nodes - 1
     fitted = groups < new
