@@ -39,7 +39,7 @@ Counts are newcomers flagged of those tested (one per seed).
 Usage: ``python benchmarks/guardw37_unlike_tests.py --seeds 0,1,2,3,4,5,6,7,8,9,10,11
 --ks 5,10,20 --angles 0,90,180`` (2 min); ``--scores`` instead prints the
 newcomer's accuracy on its other samples: the library's join, the join with
-``flip .01`` added (:func:`guardw37_own_fit.adopted`) and Local (3 min).
+``flip .01`` added (:func:`guardw37_own_fit.adopted`) and Local (about 1 min).
 
 Results (2026-11-30, branch guardw37 from main 92a0d0d4, guardw37; the
 first command, newcomers flagged of 12)::
@@ -58,14 +58,27 @@ first command, newcomers flagged of 12)::
     180   10  persolin   11      11          10             4       4      12         9       11       12
     180   20  both       12      12          12           5-6    8-10      12     11-12       12       12
 
-SCORES
+``--scores`` (mean accuracy over seeds 0-11 on the newcomer's other
+samples; Local, the library's join, the join with ``flip .01`` added)::
+
+    angle  k   Local  dada guard / +own-fit   persolin guard / +own-fit
+      0    5   0.742  0.991 / 0.991           0.979 / 0.979
+      0   10   0.838  0.990 / 0.990           0.977 / 0.977
+      0   20   0.935  0.990 / 0.990           0.977 / 0.977
+     90    5   0.753  0.521 / 0.521           0.544 / 0.544
+     90   10   0.862  0.510 / 0.512           0.542 / 0.542
+     90   20   0.929  0.519 / 0.531           0.575 / 0.663
+    180    5   0.742  0.162 / 0.162           0.209 / 0.209
+    180   10   0.838  0.927 / 0.927           0.752 / 0.810
+    180   20   0.935  0.946 / 0.946           0.894 / 0.894
 
 Conclusion: the rank veto at 0.25 keeps every 180-degree flag of the errors
 test (at 0.01 it would drop k = 5's 3 of 12 and one at k = 10: a fully
 reversed 4 + 1 has p = 0.2) and drops 2 of 4 at 90 degrees; no alike
 newcomer (angle 0, 72 joins) is flagged by any rule.  Of the rules with an
 exact level, ``flip`` finds the most 90-degree newcomers (4 of 12 at k =
-20, at 0.05 9-10) and none of the table's 509 newcomers falls under 0.05
+20, at 0.05 9-10); added to the guard it lifts Perso-lin at 90 degrees,
+k = 20 by 0.09 and at 180, k = 10 by 0.06, Dada by 0.01 at most, and none of the table's 509 newcomers falls under 0.05
 (``benchmarks/guardw37_table_pvalues.py``).  Not adopted: what a flag does
 is keep the local model, and Dada's (the fit's few local steps) gains
 little at 90 degrees and loses where the join was better, e.g. the 25-row
