@@ -16,12 +16,12 @@ sent (its row and weights are sent as before: they are what its
 neighbours hold); a newcomer the test does not flag keeps its model
 bit-identical.  The test (:func:`contradicted`) flags a newcomer when
 its joined model misclassifies its samples more than their majority class
-would (:func:`skfed._join_unlike.worse_than_chance`, level 0.01) *and*
-ranks them the wrong way round (:func:`skfed._join_rank.ranking_reversed`,
-veto level 0.25): errors that come from the base rate alone (10 rows of a
-Landmine field holding 7-8 mines where the field has a few percent,
-rogue34) keep the neighbours' model, which knows the rate better than 10
-rows do.  A boundary turned by 90 degrees leaves the joined model at
+would (:func:`skfed._join_unlike.worse_than_chance`, level 0.01) *and*,
+with two classes, ranks them the wrong way round
+(:func:`skfed._join_rank.ranking_reversed`, veto level 0.25): errors that
+come from the base rate alone (10 rows of a Landmine field holding 7-8
+mines where the field has a few percent, rogue34) keep the neighbours'
+model, which knows the rate better than 10 rows do.  A boundary turned by 90 degrees leaves the joined model at
 chance on the newcomer's samples, where neither test fires; a comparison
 with the newcomer's own leave-one-out fit would
 (``benchmarks/guardw37_own_fit.py``: Perso-lin's join at ``k = 20`` from
@@ -76,8 +76,11 @@ def contradicted(Z, Y, layout, models):
     trues = np.concatenate(trues)
     flagged = worse_than_chance(np.concatenate(preds), trues, offsets)
     margins = np.concatenate(margins, axis=1)
-    if flagged.any():
-        flagged &= ranking_reversed(margins, trues, offsets)
+    if margins.shape[0] > 1:
+        return flagged  # (no veto with more classes: skfed/_join_rank.py)
+    for k in np.flatnonzero(flagged):  # (the ranking test only vetoes)
+        sl = slice(int(offsets[k]), int(offsets[k + 1]))
+        flagged[k] = ranking_reversed(margins[:, sl], trues[sl], np.array([0, sl.stop - sl.start]))[0]
     return flagged
 
 
