@@ -160,7 +160,7 @@ def _with_own_fit(keep, alpha):
     def wrapped(est, X, y, sw, layout, new_models, *args, **kwargs):
         own = newcomer_pvalues(est, X, y, layout, new_models) < alpha
         base = graph_guard.contradicted
-        graph_guard.contradicted = lambda Z, Y, lay, models: base(Z, Y, lay, models) | own
+        graph_guard.contradicted = lambda Z, Y, lay, models, sw=None: base(Z, Y, lay, models, sw) | own
         try:
             return keep(est, X, y, sw, layout, new_models, *args, **kwargs)
         finally:

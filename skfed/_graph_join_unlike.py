@@ -57,16 +57,19 @@ from ._join_rank import ranking_reversed
 from ._join_unlike import class_codes, worse_than_chance
 
 
-def contradicted(Z, Y, layout, models):
+def contradicted(Z, Y, layout, models, sw=None):
     """Per newcomer, whether ``models[k]`` (``(n_problems, n_columns)``)
     misclassifies its samples (rows ``layout.node_indices(k)`` of the design
-    ``Z`` and the ``+-1`` targets ``Y``) significantly more than chance *and*
-    ranks them the wrong way round (:func:`skfed._join_rank.ranking_reversed`:
-    a model whose errors come from its base rate alone is the newcomer's
-    neighbours' and stays)."""
+    ``Z`` and the ``+-1`` targets ``Y``, those of positive weight ``sw``:
+    a row of weight 0 is absent from the join) significantly more than
+    chance *and* ranks them the wrong way round
+    (:func:`skfed._join_rank.ranking_reversed`: a model whose errors come
+    from its base rate alone is the newcomer's neighbours' and stays)."""
     preds, trues, margins = [], [], []
     for k in range(layout.n_nodes):
         idx = layout.node_indices(k)
+        if sw is not None:
+            idx = idx[np.asarray(sw)[idx] > 0]
         F = np.asarray(models[k], dtype=np.float64) @ np.asarray(Z[idx], dtype=np.float64).T
         pred, true = class_codes(F, np.asarray(Y[:, idx]))
         preds.append(pred)
@@ -118,7 +121,7 @@ def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, 
 
     dtype = new_models.dtype
     Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
-    flagged = contradicted(Z, Y, layout, new_models)
+    flagged = contradicted(Z, Y, layout, new_models, sw)
     new_models[flagged] = local_models[flagged]
     if losses is not None and not keep_losses:
         sw = np.asarray(sw, dtype=np.float64)
@@ -141,7 +144,7 @@ def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
         return np.zeros(len(new_models), dtype=bool)
     dtype = new_models.dtype
     Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
-    flagged = contradicted(Z, Y, layout, new_models)
+    flagged = contradicted(Z, Y, layout, new_models, sw)
     if not flagged.any():
         return flagged
     info = est._join_info

@@ -10,9 +10,9 @@ rows plus 40 zero-weight rows whose labels are flipped is flagged and
 keeps its local (Dada) or alone (Perso-lin) model, where the same join
 without those rows keeps its joined model.  With the guard off the two
 joins give the same model (the control below), so the guard alone reads
-the absent rows.  Fix (not review38's file): ``contradicted`` /
+the absent rows.  Fixed by the lead as review38 proposed: ``contradicted`` /
 ``keep_*_if_contradicted`` pass the join's weights and test the rows of
-positive weight only.
+positive weight only (was a strict xfail for Dada and Perso-lin).
 """
 
 import importlib
@@ -63,15 +63,7 @@ def test_without_the_guard_zero_weight_rows_are_absent(family, monkeypatch):
     np.testing.assert_allclose(with_rows, without, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("family", [
-    "mocha", "online",
-    pytest.param("dada", marks=pytest.mark.xfail(strict=True, reason=(
-        "skfed/_graph_join_unlike.py contradicted() counts zero-weight rows: the "
-        "newcomer is flagged and keeps its local model (scores differ by up to 0.82)"))),
-    pytest.param("persolin", marks=pytest.mark.xfail(strict=True, reason=(
-        "skfed/_graph_join_unlike.py contradicted() counts zero-weight rows: the "
-        "newcomer is flagged and fits alone (scores differ by up to 2.9)"))),
-])
+@pytest.mark.parametrize("family", ["mocha", "online", "dada", "persolin"])
 def test_guard_ignores_zero_weight_rows(family, monkeypatch):
     with_rows, without = _joins(family, monkeypatch, guard_on=True)
     np.testing.assert_allclose(with_rows, without, rtol=1e-12, atol=1e-12)

@@ -44,9 +44,10 @@ def zero_unlike_starts(start, values, y, n_features, dtype, neighbours, kinds,
         Per newcomer ``(rows, neighbour_sum, start_values)``, its start's
         values ``(n_k, n_out)`` at its samples ``rows``; the flagged ones'
         start values are replaced by zeros.
-    y : ndarray of shape (n_samples,) or (n_samples, n_out)
-        The newcomers' encoded targets (``+-1``, per class with more than
-        two).
+    y : ndarray of shape (n_samples,)
+        The newcomers' encoded targets: ``+-1`` with two classes, the class
+        index with more (``_encode_targets``), the scaled target of a
+        regressor.
     n_features : int
     dtype : numpy dtype
         The points' dtype.
@@ -69,7 +70,12 @@ def zero_unlike_starts(start, values, y, n_features, dtype, neighbours, kinds,
     for rows, _, start_values in values:
         F = np.asarray(start_values, dtype=np.float64).reshape(len(rows), -1).T
         Y = np.asarray(y[rows], dtype=np.float64).reshape(len(rows), -1).T
-        pred, true = (F[0], Y[0]) if regression else class_codes(F, Y)
+        if regression:
+            pred, true = F[0], Y[0]
+        elif F.shape[0] > 1:  # (more classes: y holds class indices, F one row each)
+            pred, true = np.argmax(F, axis=0), Y[0].astype(np.intp)
+        else:
+            pred, true = class_codes(F, Y)
         preds.append(pred)
         trues.append(true)
     offsets = np.concatenate([[0], np.cumsum([len(t) for t in trues])])
