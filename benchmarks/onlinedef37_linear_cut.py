@@ -1,0 +1,159 @@
+"""Can ``join_function="auto"``'s linear solve be cut to a few evaluations?
+
+``join_function="auto"`` (``skfed/online/_linear_solve.py``) costs HAR's fit
+12-13 % more bytes: 56-60 evaluations (tree rounds of ``d n_out + 4``
+float64 up, ``w`` down) for the held-back choice of the penalty (factors
+x30 / x10 / x3 of ``alpha``, 10 L-BFGS iterations each) and the final
+solve (20).  This offline probe (no network simulated; evaluations counted
+as the fit counts them, one tree round each) scores ``w' x`` on HAR's
+newcomers' test rows (``new_nodes.py``'s split, ``k = 5``; the prototype's
+measure, ``online_join_linear_alpha.py``) for the package's solve and for
+a fixed factor solved directly on every node by the same preconditioned
+L-BFGS (``_linear_solve.lbfgs``, the Nystrom sketch at 0) stopped at ``N``
+iterations, so that a cheaper default solve can be judged.
+
+    python benchmarks/onlinedef37_linear_cut.py --seeds 0,1,2,3,4,5,6,7,8
+    python benchmarks/onlinedef37_linear_cut.py --joins 3:10 --seeds 0,1,2
+
+With ``--joins F:N`` it fits ``new_nodes.py``'s online estimator with
+``join_function="auto"`` whose solve is patched (``fixed_solve``) to the
+fixed factor ``F`` at ``N`` iterations on every node (no held-back nodes,
+no early gate: the gate round follows the solve), joins the newcomers at
+``k = 5 / 10 / 20`` and prints the fit's bytes over the default
+(``join_function="network"``) fit's and the joins against pooled Global.
+"""
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes as nn
+
+from skfed.online import _linear_solve as ls
+from skfed.online._coordinates import coordinate_points
+from skfed.online._network_function import NodeSums
+
+ALPHA = 1e-4   # the classifier's default
+FACTORS = (3.0, 10.0)
+CAPS = (5, 8, 10, 15, 20, 30)
+
+
+def run(seed, k=5):
+    X, y, g, _ = nn.load("har", seed)[:4]
+    X = np.asarray(X, dtype=np.float64)
+    y = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    fit_rows, _, order = nn.split(X, y, g, seed)
+    Xf, yf, gf = X[fit_rows], y[fit_rows], g[fit_rows]
+    codes = np.searchsorted(np.unique(gf), gf)
+    _, test = nn.new_node_rows(order, k)
+    d = X.shape[1]
+    sums = NodeSums(lambda _g: (lambda A, B: A @ B.T), "hinge", Xf, yf, codes, None)
+    D = coordinate_points("linear", d)
+    nodes = np.unique(codes)
+
+    def evaluate(A, part):
+        return sums(D, 1.0, A, part)
+
+    def score(w):
+        return 100 * np.mean(np.where(X[test] @ w[:, 0] > 0, 1.0, -1.0) == y[test])
+
+    omega = ls.sketch_directions(d, ls.NYSTROM_RANK)
+    sketch = 2.0 * Xf.T @ (Xf @ omega)   # (the squared hinge's curvature at 0 is 2)
+    out = {}
+    w, factor, _, evals = ls.solve_chosen((d, 1), ALPHA, evaluate, nodes,
+                                          ls.held_back_nodes(nodes, seed), sketch / 2.0,
+                                          omega, 2.0)
+    out["package"] = (score(w), evals, factor)
+    model = ls.nystrom_model(sketch / 2.0, omega)
+    for f in FACTORS:
+        for cap in CAPS:
+            reports = ls.Reports(evaluate, nodes, nodes[:0])
+            w = ls.lbfgs(np.zeros((d, 1)), f * ALPHA, lambda A: reports(A)[0], model, 2.0, cap)
+            out[f"x{f:g} N{cap}"] = (score(w), reports.evaluations)
+    return out
+
+
+@contextlib.contextmanager
+def fixed_solve(factor, cap):
+    """The package's fit with ``w`` solved at ``factor x alpha`` on every node
+    by ``_linear_solve.lbfgs`` (the Nystrom preconditioner) for at most
+    ``cap`` iterations; the fit counts its evaluations as it counts the
+    package's (one tree round each, the sketch in the first)."""
+    from skfed.online import _linear
+
+    def solve(shape, alpha, evaluate, nodes, held, sketch, omega, curvature, carry_on=None):
+        model = None if sketch is None else ls.nystrom_model(sketch, omega)
+        reports = ls.Reports(evaluate, np.asarray(nodes), np.asarray(nodes)[:0])
+        A = ls.lbfgs(np.zeros(shape), factor * alpha, lambda A: reports(A)[0], model,
+                     curvature, cap)
+        return A, factor, [], reports.evaluations
+
+    saved = (_linear.solve_chosen, _linear.held_back_nodes)
+    _linear.solve_chosen = solve
+    _linear.held_back_nodes = lambda nodes, random_state: np.asarray(nodes)[:0]
+    try:
+        yield
+    finally:
+        _linear.solve_chosen, _linear.held_back_nodes = saved
+
+
+def joins(seed, factor, cap, ks=(5, 10, 20)):
+    X, y, g, task = nn.load("har", seed)[:4]
+    fit_rows, _, order = nn.split(X, y, g, seed)
+    fits = {}
+    for name in ("network", "package", "fixed"):
+        nn.ONLINE_JOIN_FUNCTION = "network" if name == "network" else "auto"
+        with fixed_solve(factor, cap) if name == "fixed" else contextlib.nullcontext():
+            fits[name] = nn.make_estimator("online", task, seed).fit(
+                X[fit_rows], y[fit_rows], groups=g[fit_rows])
+    nn.ONLINE_JOIN_FUNCTION = "network"
+    out = {"seed": seed, "factor": factor, "cap": cap,
+           "bytes": {k: int(e.n_bytes_sent_) for k, e in fits.items()},
+           "evaluations": {k: int(e.network_linear_gate_["evaluations"][0])
+                           for k, e in fits.items() if e.network_linear_gate_ is not None},
+           "t": {k: float(e.network_linear_gate_["t"][0])
+                 for k, e in fits.items() if e.network_linear_gate_ is not None},
+           "rows": []}
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        pooled, _ = nn.baselines(task, X, y, g, fit_rows, train, test, k)
+        row = {"k": k, "global": max(pooled.values())}
+        for name, est in fits.items():
+            joined = copy.deepcopy(est)
+            nn.add_nodes(joined, X[train], y[train], g[train])
+            row[name] = nn.score(task, y[test], joined.predict(X[test], groups=g[test]))
+            row[name + "_bytes"] = int(joined.join_communication_.total_bytes)
+        out["rows"].append(row)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--joins", default=None, help="F:N, e.g. 3:10")
+    args = parser.parse_args()
+    if args.joins:
+        factor, cap = args.joins.split(":")
+        for seed in (int(s) for s in args.seeds.split(",")):
+            print(json.dumps(joins(seed, float(factor), int(cap))), flush=True)
+        return
+    rows = {}
+    for seed in (int(s) for s in args.seeds.split(",")):
+        r = run(seed)
+        rows[seed] = r
+        print(seed, "  ".join(f"{key}: {v[0]:.2f} ({v[1]})" for key, v in r.items()), flush=True)
+    keys = list(next(iter(rows.values())))
+    print("means over the seeds (accuracy, evaluations):")
+    for key in keys:
+        print(f"  {key:10s} {np.mean([r[key][0] for r in rows.values()]):.2f} "
+              f"({np.mean([r[key][1] for r in rows.values()]):.1f})")
+
+
+if __name__ == "__main__":
+    main()
