@@ -74,7 +74,7 @@ def run(seed, k=5):
     for f in FACTORS:
         for cap in CAPS:
             reports = ls.Reports(evaluate, nodes, nodes[:0])
-            w = ls.lbfgs(np.zeros((d, 1)), f * ALPHA, lambda A: reports(A)[0], model, 2.0, cap)
+            w = ls.lbfgs(np.zeros((d, 1)), f * ALPHA, lambda A, r=reports: r(A)[0], model, 2.0, cap)
             out[f"x{f:g} N{cap}"] = (score(w), reports.evaluations)
     return out
 
