@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes as nn
+import online_join_linear_network as lin
 
 from skfed.online import _linear_solve as ls
 from skfed.online._coordinates import coordinate_points
@@ -103,17 +104,19 @@ def fixed_solve(factor, cap):
         _linear.solve_chosen, _linear.held_back_nodes = saved
 
 
-def joins(seed, factor, cap, ks=(5, 10, 20)):
-    X, y, g, task = nn.load("har", seed)[:4]
-    fit_rows, _, order = nn.split(X, y, g, seed)
+def joins(seed, factor, cap, ks=(5, 10, 20), fits_run=("network", "package", "fixed"),
+          dataset="har"):
+    data = lin.load_curved(dataset, seed) if dataset in lin.CURVED else nn.load(dataset, seed)
+    X, y, g, task = data[:4]
+    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
     fits = {}
-    for name in ("network", "package", "fixed"):
+    for name in fits_run:
         nn.ONLINE_JOIN_FUNCTION = "network" if name == "network" else "auto"
         with fixed_solve(factor, cap) if name == "fixed" else contextlib.nullcontext():
             fits[name] = nn.make_estimator("online", task, seed).fit(
                 X[fit_rows], y[fit_rows], groups=g[fit_rows])
     nn.ONLINE_JOIN_FUNCTION = "network"
-    out = {"seed": seed, "factor": factor, "cap": cap,
+    out = {"dataset": dataset, "seed": seed, "factor": factor, "cap": cap,
            "bytes": {k: int(e.n_bytes_sent_) for k, e in fits.items()},
            "evaluations": {k: int(e.network_linear_gate_["evaluations"][0])
                            for k, e in fits.items() if e.network_linear_gate_ is not None},
@@ -137,11 +140,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--joins", default=None, help="F:N, e.g. 3:10")
+    parser.add_argument("--fits", default="network,package,fixed")
+    parser.add_argument("--datasets", default="har")
     args = parser.parse_args()
     if args.joins:
         factor, cap = args.joins.split(":")
-        for seed in (int(s) for s in args.seeds.split(",")):
-            print(json.dumps(joins(seed, float(factor), int(cap))), flush=True)
+        for name in args.datasets.split(","):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                print(json.dumps(joins(seed, float(factor), int(cap),
+                                       fits_run=tuple(args.fits.split(",")), dataset=name)),
+                      flush=True)
         return
     rows = {}
     for seed in (int(s) for s in args.seeds.split(",")):
