@@ -134,7 +134,7 @@ def run(seed, k=5):
 
 
 @contextlib.contextmanager
-def fixed_solve(factor, cap):
+def fixed_solve(factor, cap, early=0):
     """The package's fit with ``w`` solved at ``factor x alpha`` on every node
     by ``_linear_solve.lbfgs`` (the Nystrom preconditioner) for at most
     ``cap`` iterations; the fit counts its evaluations as it counts the
@@ -144,13 +144,21 @@ def fixed_solve(factor, cap):
     def solve(shape, alpha, evaluate, nodes, held, sketch, omega, curvature, carry_on=None):
         model = None if sketch is None else ls.nystrom_model(sketch, omega)
         reports = ls.Reports(evaluate, np.asarray(nodes), np.asarray(nodes)[:0])
-        A = ls.lbfgs(np.zeros(shape), factor * alpha, lambda A: reports(A)[0], model,
-                     curvature, cap)
+        A = np.zeros(shape)
+        if early and carry_on is not None:
+            # the package's early gate, asked after ``early`` iterations
+            # (then the solve goes on from there, a fresh L-BFGS memory)
+            A = ls.lbfgs(A, factor * alpha, lambda A: reports(A)[0], model, curvature, early)
+            if not carry_on(A):
+                return A, factor, [(factor, 0.0)], reports.evaluations
+        A = ls.lbfgs(A, factor * alpha, lambda A: reports(A)[0], model, curvature,
+                     cap - (early if early and carry_on is not None else 0))
         return A, factor, [], reports.evaluations
 
     saved = (_linear.solve_chosen, _linear.held_back_nodes)
     _linear.solve_chosen = solve
-    _linear.held_back_nodes = lambda nodes, random_state: np.asarray(nodes)[:0]
+    if not early:
+        _linear.held_back_nodes = lambda nodes, random_state: np.asarray(nodes)[:0]
     try:
         yield
     finally:
@@ -158,14 +166,14 @@ def fixed_solve(factor, cap):
 
 
 def joins(seed, factor, cap, ks=(5, 10, 20), fits_run=("network", "package", "fixed"),
-          dataset="har"):
+          dataset="har", early=0):
     data = lin.load_curved(dataset, seed) if dataset in lin.CURVED else nn.load(dataset, seed)
     X, y, g, task = data[:4]
     fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
     fits = {}
     for name in fits_run:
         nn.ONLINE_JOIN_FUNCTION = "network" if name == "network" else "auto"
-        with fixed_solve(factor, cap) if name == "fixed" else contextlib.nullcontext():
+        with fixed_solve(factor, cap, early) if name == "fixed" else contextlib.nullcontext():
             fits[name] = nn.make_estimator("online", task, seed).fit(
                 X[fit_rows], y[fit_rows], groups=g[fit_rows])
     nn.ONLINE_JOIN_FUNCTION = "network"
@@ -175,6 +183,8 @@ def joins(seed, factor, cap, ks=(5, 10, 20), fits_run=("network", "package", "fi
                            for k, e in fits.items() if e.network_linear_gate_ is not None},
            "t": {k: float(e.network_linear_gate_["t"][0])
                  for k, e in fits.items() if e.network_linear_gate_ is not None},
+           "early_t": {k: float(e.network_linear_gate_["early_t"][0])
+                       for k, e in fits.items() if e.network_linear_gate_ is not None},
            "rows": []}
     for k in ks:
         train, test = nn.new_node_rows(order, k)
@@ -195,13 +205,16 @@ def main():
     parser.add_argument("--joins", default=None, help="F:N, e.g. 3:10")
     parser.add_argument("--fits", default="network,package,fixed")
     parser.add_argument("--datasets", default="har")
+    parser.add_argument("--early", type=int, default=0,
+                        help="with --joins: the early gate after this many iterations")
     args = parser.parse_args()
     if args.joins:
         factor, cap = args.joins.split(":")
         for name in args.datasets.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):
                 print(json.dumps(joins(seed, float(factor), int(cap),
-                                       fits_run=tuple(args.fits.split(",")), dataset=name)),
+                                       fits_run=tuple(args.fits.split(",")), dataset=name,
+                                       early=args.early)),
                       flush=True)
         return
     rows = {}
