@@ -29,8 +29,16 @@ One BLAS thread, under ``nice``.
 Results (2026-11-30, main 92a0d0d4, onlinedef37)
 ------------------------------------------------
 
-Selection only (``--seeds 0,...,11`` on moons; 12-23 fresh; the held-out
-families at 0-2 and 3-8), paired ``t`` of the nonlinear candidate against
+Commands: ``--datasets moons --seeds 0,...,23``; ``--datasets
+har --seeds 0,...,5``; ``--datasets landmine,shared-circles,
+shared-circles-wide,shared-circles-small,shared-moons,related-alike,
+related-clustered,related-small,related-wide,related-narrow --seeds 0,1,2``
+(and the circles families at ``--seeds 3,...,8``); then ``--joins`` with
+``--datasets moons --seeds 5,8,9,10,15,16,22`` and ``--datasets
+shared-circles-wide --seeds 1,2``.
+
+Selection only (moons seeds 0-23; the held-out families at 0-2 and the
+circles ones at 3-8 too), paired ``t`` of the nonlinear candidate against
 the better of linear / affine (negative: the nonlinear kernel is better):
 
 * moons, the seeds where ``"auto"`` picks the laplacian kernel: 5 -1.32, 8
