@@ -753,7 +753,8 @@ def extend_kept_local(estimator, n_new):
         f"The {n_new} node(s) added to this private fit keep their joined models: the "
         "choice of a model trained alone (kept_local_models_, DifferentialPrivacy's "
         "local_estimator) runs in the private fit only, so kept_local_models_ is None "
-        "for them.",
+        "for them. Nothing is wrong; to give them that choice too, refit with their "
+        "samples included.",
         UserWarning,
     )
     grown = np.empty(len(models) + n_new, dtype=object)
