@@ -68,9 +68,9 @@ def _off(pred, y, offsets, alpha=guard.ALPHA):
     return np.zeros_like(_test(pred, y, offsets, alpha))
 
 
-def _keep_links(start, values, y, n_features, dtype, neighbours, kinds):
+def _keep_links(start, values, y, n_features, dtype, neighbours, kinds, *args):
     kept = [nb.copy() for nb in neighbours]
-    flagged = _zero(start, values, y, n_features, dtype, neighbours, kinds)
+    flagged = _zero(start, values, y, n_features, dtype, neighbours, kinds, *args)
     neighbours[:] = kept
     return flagged
 

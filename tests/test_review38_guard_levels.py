@@ -23,7 +23,9 @@ Carlo run of the same null.
   tail: 0.0156 at 7 samples, 0.0118 at 20, 0.0166 at 40, 0.0120 at 100
   (Gaussian, t and skewed noises stay under 0.01, tests/test_unlike38_*).
 
-Not review38's file; the marks are strict xfails.
+Not review38's file.  The errors test's rates are kept and stated in
+growing.rst (the lead: see test_binomial_guard_rates_the_guide_states);
+the sign test's mark is a strict xfail.
 """
 
 import numpy as np
@@ -75,13 +77,32 @@ def test_exact_rates_match_a_simulation():
     assert round(_sign_rate(7), 4) == 0.0156 and round(_sign_rate(40), 4) == 0.0166
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "skfed/_join_unlike.py worse_than_chance: q = 1 - p_max from the newcomer's own "
-    "labels sits below the population's; at the null's boundary it fires 0.06-0.09 "
-    "of the time (two classes, coin-flip model), not ALPHA = 0.01"))
-@pytest.mark.parametrize("n, p", [(20, 0.5), (40, 0.5), (20, 0.7)])
-def test_binomial_guard_holds_its_level(n, p):
-    assert _chance_rate(n, p) <= ALPHA
+def _rate_at(n, p, err):
+    """As _chance_rate, each sample misclassified w.p. ``err``."""
+    rate = 0.0
+    for k in range(n + 1):
+        y = np.r_[np.ones(k, dtype=int), np.zeros(n - k, dtype=int)]
+        for e in range(n + 1):
+            pred = y.copy()
+            pred[:e] = 1 - pred[:e]
+            if worse_than_chance(pred, y, np.array([0, n]))[0]:
+                rate += binom.pmf(k, n, p) * binom.pmf(e, n, err)
+    return rate
+
+
+@pytest.mark.parametrize("n, p", [(10, 0.5), (20, 0.5), (40, 0.5), (100, 0.5),
+                                  (10, 0.7), (20, 0.7), (40, 0.7), (100, 0.7)])
+def test_binomial_guard_rates_the_guide_states(n, p):
+    # The lead kept the test (review38's strict xfail asked for the nominal
+    # level at the null's boundary): a model no better than a constant is
+    # what the guard is for, and a level-0.01 test there (an upper bound on
+    # the constant's rate) halved MOCHA's and the online join's opposite
+    # newcomers at k = 10 (benchmarks/new_nodes_unlike.py, 180 degrees:
+    # 0.77 / 0.78 -> 0.56 / 0.49).  growing.rst states the rates instead: 3-9 %
+    # at the boundary, at most 2.5 % for a model 10 points better.
+    q = min(p, 1.0 - p)
+    assert 0.029 <= _chance_rate(n, p) <= 0.091
+    assert _rate_at(n, p, q - 0.1) <= 0.026
 
 
 @pytest.mark.xfail(strict=True, reason=(
