@@ -237,7 +237,9 @@ def direction_factors(tri, d, kept, masses=None, cap=DIRECTION_CAP):
     holds, below two features (the size is that check), with fewer than
     three kept nodes, or when the median mass is under ``DIRECTION_MIN_MASS`` (nodes of 1-3 rows send
     scatters of rank 0-2, whose shares along their own directions are as
-    heavy-tailed as a rogue's: the size limit alone bounds them).
+    heavy-tailed as a rogue's: the size limit alone bounds them).  A kept
+    node whose mass is not positive (a liar's: an honest node of no weight
+    sends a zero scatter) gets 0.0 and the check runs over the others.
     Measured: ``benchmarks/xfail37_scatter_caps.py``.
     """
     tri = np.asarray(tri, dtype=np.float64)
@@ -246,8 +248,15 @@ def direction_factors(tri, d, kept, masses=None, cap=DIRECTION_CAP):
     if masses is None or d < 2 or len(kept) < 3:
         return factors
     w = np.asarray(masses, dtype=np.float64)
-    if not np.all(w[kept] > 0) or np.median(w[kept]) < DIRECTION_MIN_MASS:
+    # a kept scatter of no claimed mass (0, negative, NaN) is a liar's (an
+    # honest node of no weight sends a zero scatter, never kept): its share
+    # per unit of mass is unbounded, so it leaves the pool and the check
+    # runs on the others (it turned the check off for every node: review39)
+    massless = kept[~(w[kept] > 0)]
+    kept = kept[w[kept] > 0]
+    if len(kept) < 3 or np.median(w[kept]) < DIRECTION_MIN_MASS:
         return factors
+    factors[massless] = 0.0
     S = _full(tri[kept], d)
     diag = np.einsum("nii->i", S)
     worst = _own_ratios(S, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), w[kept])
