@@ -67,7 +67,7 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
             f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
             f"({largest:.3g}): {type(estimator).__name__} fits X as {np.dtype(working)} "
             "(its models and messages are then those of a float64 fit).",
-            DataConversionWarning, stacklevel=4)
+            DataConversionWarning, stacklevel=5)
         return X.astype(working), sample_weight
     raise ValueError(
         f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
