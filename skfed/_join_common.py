@@ -179,11 +179,15 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
                                             allow_all_zero_weights=True)  # (named below)
         largest = float(np.finfo(X_features.dtype).max)
         if sample_weight.size and float(sample_weight.max()) > largest:
+            # (without a stored fit dtype the bound is the newcomers' X's:
+            # the fit may have been float64)
+            why = (f"the dtype this {type(est).__name__} was fitted in; rescale the weights"
+                   if stored is not None else
+                   "the dtype of the new nodes' X; pass X as float64 or rescale the weights")
             raise ValueError(
                 f"sample_weight of the new nodes holds a weight of "
                 f"{float(sample_weight.max()):.3g}, above the largest "
-                f"{X_features.dtype} ({largest:.3g}), the dtype this "
-                f"{type(est).__name__} was fitted in; rescale the weights.")
+                f"{X_features.dtype} ({largest:.3g}), {why}.")
         sample_weight = sample_weight.astype(X_features.dtype)
         check_node_weights(est, codes, sample_weight, labels=new_labels, why=" that joins")
     return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
