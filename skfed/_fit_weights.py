@@ -60,16 +60,24 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
         return X, sample_weight
     top = float(np.max(sample_weight)) if sample_weight.size else 0.0
     largest = float(np.finfo(dtype).max)
-    if top <= largest:
-        return X, sample_weight.astype(dtype)
+    cast = sample_weight.astype(dtype) if top <= largest else None
+    # a positive weight under the dtype's smallest subnormal rounds to 0: its
+    # sample would be left out, or its node called weightless (review39)
+    lost = None if cast is None else (sample_weight > 0) & (cast == 0)
+    if cast is not None and not lost.any():
+        return X, cast
+    if cast is None:
+        what = f"a weight of {top:.3g}, above the largest {dtype} ({largest:.3g})"
+    else:
+        what = (f"a positive weight of {float(sample_weight[lost].min()):.3g}, which "
+                f"{dtype} rounds to 0 (its smallest positive value is "
+                f"{float(np.finfo(dtype).smallest_subnormal):.3g})")
     if np.dtype(working).itemsize > dtype.itemsize:
         warnings.warn(
-            f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
-            f"({largest:.3g}): {type(estimator).__name__} fits X as {np.dtype(working)} "
-            "(its models and messages are then those of a float64 fit).",
+            f"sample_weight holds {what}: {type(estimator).__name__} fits X as "
+            f"{np.dtype(working)} (its models and messages are then those of a float64 fit).",
             DataConversionWarning, stacklevel=5)
         return X.astype(working), sample_weight
     raise ValueError(
-        f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
-        f"({largest:.3g}): {type(estimator).__name__} keeps the weights in the "
+        f"sample_weight holds {what}: {type(estimator).__name__} keeps the weights in the "
         f"dtype of X ({dtype}); pass X as float64 or rescale the weights.")
