@@ -13,10 +13,13 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import DataConversionWarning
+from sklearn.linear_model import LogisticRegression
 
 from skfed import (
     DecentralizedBoostingClassifier,
     DecentralizedKernelSGDClassifier,
+    FederatedMultiTaskClassifier,
+    LocalEstimator,
     PersonalizedLinearClassifier,
 )
 
@@ -107,3 +110,46 @@ def test_online_partial_fit_judges_weights_as_fit():
     partial = _verdict(lambda: copy.deepcopy(est).partial_fit(X, y, groups=g, sample_weight=w))
     assert fit == "refused: sample_weight"                 # (today's fit)
     assert partial == fit
+
+
+# Positive weights under float32's smallest subnormal (1.4e-45) rounded to 0
+# in the cast: a node of such weights was "weightless" (every estimator's
+# check_node_weights), a few such rows were left out silently.
+
+@pytest.mark.parametrize("Est", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_underflowing_weights_promote_the_boosting_family(Est):
+    X, y, g = _data()
+    w = np.where(np.arange(len(y)) % 3, 1.0, 1e-50)
+    w[g == 0] = 1e-46                                      # node 0: all under float32
+    assert np.all(w.astype(np.float32)[g == 0] == 0)
+    ref = Est(random_state=0).fit(X.astype(np.float64), y, groups=g, sample_weight=w)
+    with pytest.warns(DataConversionWarning, match="positive weight of 1e-50, which float32 "
+                                                   "rounds to 0"):
+        est = Est(random_state=0).fit(X, y, groups=g, sample_weight=w)
+    np.testing.assert_array_equal(est.decision_function(X, groups=g),
+                                  ref.decision_function(X, groups=g))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FederatedMultiTaskClassifier(max_rounds=3, random_state=0),
+    lambda: DecentralizedKernelSGDClassifier(random_state=0),
+    lambda: LocalEstimator(LogisticRegression()),
+])
+def test_underflowing_weights_are_refused_by_name(make):
+    # (they said "Node 0 has no sample with a positive sample_weight")
+    X, y, g = _data()
+    with pytest.raises(ValueError, match=r"sample_weight holds a positive weight of 1e-46, "
+                                         r"which float32 rounds to 0 .*pass X as float64"):
+        make().fit(X, y, groups=g, sample_weight=np.full(len(y), 1e-46))
+    make().fit(X.astype(np.float64), y, groups=g, sample_weight=np.full(len(y), 1e-46))
+    # the smallest float32 subnormal itself is kept (no refusal)
+    make().fit(X, y, groups=g, sample_weight=np.full(len(y), 1.5e-45))
+
+
+def test_join_refuses_underflowing_newcomer_weights_by_name():
+    X, y, g = _data()
+    est = DecentralizedBoostingClassifier(random_state=0).fit(X, y, groups=g)
+    Xn, yn, _ = _data(1, 20, 1)
+    with pytest.raises(ValueError, match=r"positive weight of 1e-46, which float32 \(the dtype "
+                                         r"of the new nodes' X\) rounds to 0"):
+        est.add_nodes(Xn, yn, groups=np.full(20, 9), sample_weight=np.full(20, 1e-46))
