@@ -43,7 +43,8 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
     -------
     X, sample_weight
         The weights cast to ``X.dtype``.  When a weight exceeds that dtype's
-        largest value and the estimator squares in a wider dtype (the
+        largest value, or a positive one rounds to 0 in it (under its
+        smallest subnormal), and the estimator squares in a wider dtype (the
         boosting family: float64), ``X`` is cast to that dtype and the
         weights stay float64, with a ``DataConversionWarning``: the fit is
         then the float64 fit of the same values, which is what every square
@@ -52,8 +53,8 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
     Raises
     ------
     ValueError
-        Naming ``sample_weight`` when a weight exceeds the data's dtype and
-        the estimator works in that dtype.
+        Naming ``sample_weight`` when a weight exceeds the data's dtype, or a
+        positive one rounds to 0 in it, and the estimator works in that dtype.
     """
     dtype = X.dtype
     if dtype == sample_weight.dtype:
