@@ -14,31 +14,19 @@ import numpy as np
 import pytest
 
 from skfed import _mean_scatter as ms
-from skfed.datasets import load_landmine
+
+from .test_scatter34_top_attack import _strongest_top, _tri, landmine10  # noqa: F401
 
 
 @pytest.fixture(scope="module")
-def attacked():
-    X, _, g = load_landmine(return_X_y=True)
-    rows = [np.flatnonzero(g == k)[:10] for k in np.unique(g)]
-    means = np.array([X[r].mean(axis=0) for r in rows])
-    full = np.array([(X[r] - m).T @ (X[r] - m) for r, m in zip(rows, means)])
-    masses = np.full(len(rows), 10.0)
-    C = means - means.mean(axis=0)
-    u = np.linalg.eigh(C.T @ C)[1][:, -1]
+def attacked(landmine10):  # noqa: F811
+    """scatter34's attack with 3 rogues (nodes 1-3): the scatters, d, the
+    true masses, u, the honest sum and the rogues."""
+    full, means, masses = landmine10
     rogue = np.arange(1, 4)
-    iu = np.triu_indices(full.shape[1])
-    t = 1e6 * np.abs(full).max()
-    while True:  # the strongest the size limit keeps (its check alone)
-        bad = full.copy()
-        bad[rogue] = t * np.outer(u, u)
-        tri = bad[:, iu[0], iu[1]]
-        sizes = ms.node_sizes(tri, full.shape[1])
-        if (sizes[rogue] <= ms.size_limit(sizes, np.ones(len(tri), bool), masses=masses)).all():
-            break
-        t *= 0.9
+    bad, _, u = _strongest_top(full, means, masses, len(rogue))
     honest = np.setdiff1d(np.arange(len(full)), rogue)
-    return tri, full.shape[1], masses, u, full[honest].sum(axis=0), rogue
+    return _tri(bad), full.shape[1], masses, u, full[honest].sum(axis=0), rogue
 
 
 def _growth(attacked, masses):
