@@ -32,10 +32,15 @@ def _any_cost(monkeypatch):
     monkeypatch.setattr(jn, "GATE_BYTE_SHARE", np.inf)
 
 
+def _three_classes(X, g):
+    """Three classes from the terrains' margin (its slope flips by kind)."""
+    return np.digitize(X[:, :2] @ np.array([1.0, 0.5]) * np.where(g % 2, 1, -1), [-0.7, 0.7])
+
+
 def _joined(kind, drop):
     X, y, g = _terrains(seed=0, regression=kind == "regressor")
     if kind == "three classes":
-        y = np.digitize(X[:, :2] @ np.array([1.0, 0.5]) * np.where(g % 2, 1, -1), [-0.7, 0.7])
+        y = _three_classes(X, g)
     old = g < 14
     cls = FederatedMultiTaskRegressor if kind == "regressor" else FederatedMultiTaskClassifier
     est = cls(random_state=0, network=SimulatedNetwork(drop_rate=drop, random_state=0))
@@ -71,3 +76,29 @@ def test_extra_bytes_in_closed_form(kind, drop):
     rounds = len(est.join_communication_.bytes_per_round)
     assert (rounds == 1) == (drop == 0.0)
     assert rounds == len(before.join_communication_.bytes_per_round)
+
+
+def test_three_class_draws_scale_in_numpy():
+    # with three classes a "two-class" draw holds two classes or more among
+    # its k training labels (NumPy from the raw y); the size's result is the
+    # paired mean and standard error over those draws
+    reh = _joined("three classes", 0.0)[2]
+    X, _, g = _terrains(seed=0)
+    y = _three_classes(X, g)
+    labels = {t: y[g == t] for t in range(14)}
+    checked = 0
+    for a, two in reh.two_class.items():
+        k, owners, perms = reh.draws[a]
+        sel = reh.kept[a] & np.array([len(np.unique(labels[int(t)][p[:k]])) > 1
+                                      for t, p in zip(owners, perms)])
+        if sel.sum() < 2:
+            assert two is None
+            continue
+        centres = reh._draw_centres(k, owners, perms, reh.kept[a])
+        E = reh._solve(k, owners, perms, reh.kept[a], reh.seeds[a], reh.exact[a], w0=centres)
+        diff = E[:, sel] - E[0, sel]
+        np.testing.assert_allclose(two[0], E[:, sel].mean(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(two[1], diff.std(axis=1, ddof=1) / np.sqrt(sel.sum()),
+                                   rtol=1e-9, atol=1e-15)
+        checked += 1
+    assert checked >= 1
