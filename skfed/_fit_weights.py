@@ -43,7 +43,8 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
     -------
     X, sample_weight
         The weights cast to ``X.dtype``.  When a weight exceeds that dtype's
-        largest value and the estimator squares in a wider dtype (the
+        largest value, or a positive one rounds to 0 in it (under its
+        smallest subnormal), and the estimator squares in a wider dtype (the
         boosting family: float64), ``X`` is cast to that dtype and the
         weights stay float64, with a ``DataConversionWarning``: the fit is
         then the float64 fit of the same values, which is what every square
@@ -52,24 +53,32 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
     Raises
     ------
     ValueError
-        Naming ``sample_weight`` when a weight exceeds the data's dtype and
-        the estimator works in that dtype.
+        Naming ``sample_weight`` when a weight exceeds the data's dtype, or a
+        positive one rounds to 0 in it, and the estimator works in that dtype.
     """
     dtype = X.dtype
     if dtype == sample_weight.dtype:
         return X, sample_weight
     top = float(np.max(sample_weight)) if sample_weight.size else 0.0
     largest = float(np.finfo(dtype).max)
-    if top <= largest:
-        return X, sample_weight.astype(dtype)
+    cast = sample_weight.astype(dtype) if top <= largest else None
+    # a positive weight under the dtype's smallest subnormal rounds to 0: its
+    # sample would be left out, or its node called weightless (review39)
+    lost = None if cast is None else (sample_weight > 0) & (cast == 0)
+    if cast is not None and not lost.any():
+        return X, cast
+    if cast is None:
+        what = f"a weight of {top:.3g}, above the largest {dtype} ({largest:.3g})"
+    else:
+        what = (f"a positive weight of {float(sample_weight[lost].min()):.3g}, which "
+                f"{dtype} rounds to 0 (its smallest positive value is "
+                f"{float(np.finfo(dtype).smallest_subnormal):.3g})")
     if np.dtype(working).itemsize > dtype.itemsize:
         warnings.warn(
-            f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
-            f"({largest:.3g}): {type(estimator).__name__} fits X as {np.dtype(working)} "
-            "(its models and messages are then those of a float64 fit).",
-            DataConversionWarning, stacklevel=4)
+            f"sample_weight holds {what}: {type(estimator).__name__} fits X as "
+            f"{np.dtype(working)} (its models and messages are then those of a float64 fit).",
+            DataConversionWarning, stacklevel=5)
         return X.astype(working), sample_weight
     raise ValueError(
-        f"sample_weight holds a weight of {top:.3g}, above the largest {dtype} "
-        f"({largest:.3g}): {type(estimator).__name__} keeps the weights in the "
+        f"sample_weight holds {what}: {type(estimator).__name__} keeps the weights in the "
         f"dtype of X ({dtype}); pass X as float64 or rescale the weights.")

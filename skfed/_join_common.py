@@ -178,13 +178,24 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
                                             working=weights_working_dtype(est, working),
                                             allow_all_zero_weights=True)  # (named below)
         largest = float(np.finfo(X_features.dtype).max)
+        # (without a stored fit dtype the bound is the newcomers' X's: the
+        # fit may have been float64)
+        whose, fix = ((f"the dtype this {name} was fitted in", "rescale the weights")
+                      if stored is not None else
+                      ("the dtype of the new nodes' X", "pass X as float64 or rescale the weights"))
         if sample_weight.size and float(sample_weight.max()) > largest:
             raise ValueError(
                 f"sample_weight of the new nodes holds a weight of "
                 f"{float(sample_weight.max()):.3g}, above the largest "
-                f"{X_features.dtype} ({largest:.3g}), the dtype this "
-                f"{type(est).__name__} was fitted in; rescale the weights.")
-        sample_weight = sample_weight.astype(X_features.dtype)
+                f"{X_features.dtype} ({largest:.3g}), {whose}; {fix}.")
+        cast = sample_weight.astype(X_features.dtype)
+        lost = (sample_weight > 0) & (cast == 0)  # (under its smallest subnormal)
+        if lost.any():
+            raise ValueError(
+                f"sample_weight of the new nodes holds a positive weight of "
+                f"{float(sample_weight[lost].min()):.3g}, which {X_features.dtype} "
+                f"({whose}) rounds to 0; {fix}.")
+        sample_weight = cast
         check_node_weights(est, codes, sample_weight, labels=new_labels, why=" that joins")
     return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
 
