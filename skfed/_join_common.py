@@ -104,7 +104,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         check_sample_weight,
         working_dtype,
     )
-    from ._fit_weights import weights_working_dtype
+    from ._fit_weights import weights_in_data_dtype, weights_working_dtype
 
     if "nodes_" not in vars(est) or hasattr(est, "__sklearn_is_fitted__"):
         # (scikit-learn's test finds an attribute ending in "_": nodes_ is one,
@@ -177,6 +177,12 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         sample_weight = check_sample_weight(sample_weight, X_features, dtype=np.float64,
                                             working=weights_working_dtype(est, working),
                                             allow_all_zero_weights=True)  # (named below)
+        if stored is None and np.dtype(working).itemsize > X_features.dtype.itemsize:
+            # (the boosting family squares in float64 and keeps no fit dtype:
+            # weights X's dtype cannot hold make the join the float64 join of
+            # the same values, as in its fit; skfed/_fit_weights.py)
+            X_features, sample_weight = weights_in_data_dtype(est, X_features, sample_weight,
+                                                              working)
         largest = float(np.finfo(X_features.dtype).max)
         # (without a stored fit dtype the bound is the newcomers' X's: the
         # fit may have been float64)

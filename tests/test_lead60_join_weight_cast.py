@@ -3,9 +3,10 @@
 A float32 fit's join used to cast float64 weights to float32 first, so a weight
 of 1e39 reached the check as inf and was refused as "contains infinity"
 (scikit-learn's message) although the user passed a finite weight.  Now the
-weights are validated in float64 and a weight the fit's dtype cannot hold is
-refused naming sample_weight; weights it can hold give the join of the same
-weights cast (the previous behaviour).
+weights are validated in float64; a weight X's dtype cannot hold makes the
+boosting family's join its float64 join (as its fit does) and is refused
+naming sample_weight elsewhere; weights it can hold give the join of the
+same weights cast (the previous behaviour).
 """
 
 import numpy as np
@@ -27,11 +28,21 @@ def fitted():
     return DecentralizedBoostingClassifier(random_state=0, max_iter=40).fit(X, y, groups=g)
 
 
-def test_weight_past_float32_is_refused_by_name(fitted):
+def test_weight_past_float32_joins_as_float64(fitted):
+    # the boosting family squares in float64: as in its fit (xfail37), a weight
+    # float32 cannot hold makes the join the float64 join of the same values
+    import copy
+
+    from sklearn.exceptions import DataConversionWarning
+
     Xn, yn, gn = _data(1, 20, 1)
-    with pytest.raises(ValueError, match=r"sample_weight of the new nodes holds a weight "
-                                         r"of 1e\+39, above the largest float32"):
-        fitted.add_nodes(Xn, yn, groups=gn + 100, sample_weight=np.full(20, 1e39))
+    w = np.full(20, 1e39)
+    ref = copy.deepcopy(fitted).add_nodes(Xn.astype(np.float64), yn, groups=gn + 100,
+                                          sample_weight=w)
+    with pytest.warns(DataConversionWarning, match="fits X as float64"):
+        got = copy.deepcopy(fitted).add_nodes(Xn, yn, groups=gn + 100, sample_weight=w)
+    np.testing.assert_array_equal(got.decision_function(Xn, groups=gn + 100),
+                                  ref.decision_function(Xn, groups=gn + 100))
 
 
 def test_weights_float32_holds_join_as_cast(fitted):

@@ -51,25 +51,24 @@ def test_promotion_warns_once_at_the_callers_line(Est):
                                   ref.decision_function(X, groups=g))
 
 
-@pytest.mark.parametrize("Est", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
-def test_join_refusal_names_the_newcomers_dtype(Est):
+def test_join_refusal_names_the_newcomers_dtype():
     # a float64 fit; newcomers' float32 X with a weight of 1e39: the refusal
-    # said float32 was "the dtype this estimator was fitted in"
+    # said float32 was "the dtype this estimator was fitted in" (the boosting
+    # family now joins such newcomers as float64, as its fit does: the lead)
+    from sklearn.linear_model import LogisticRegression
+
+    from skfed import LocalEstimator
+
     X, y, g = _data()
-    est = Est(random_state=0).fit(X.astype(np.float64), y, groups=g)
+    est = LocalEstimator(LogisticRegression()).fit(X.astype(np.float64), y, groups=g)
     Xn, yn, _ = _data(1, 20, 1)
     with pytest.raises(ValueError, match=r"above the largest float32 \(3.4e\+38\), the dtype "
                                          r"of the new nodes' X; pass X as float64"):
         est.add_nodes(Xn, yn, groups=np.full(20, 9), sample_weight=np.full(20, 1e39))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review39: the boosting family's fit promotes float32 X to float64 when a weight "
-    "exceeds float32 (xfail37), its add_nodes refuses the same (skfed/_join_common.py, "
-    "the 'largest' check after check_sample_weight): a promoted (float64) fit's newcomers "
-    "with float32 X and a weight of 1e39 are refused, while the same values as float64 "
-    "join. Promoting there too contradicts tests/test_lead60_join_weight_cast.py "
-    "(refusal by name after a float32 fit): the lead's call"))
+# (was a strict xfail: the join refused what the fit promotes; the lead made
+# the join promote as the fit does, tests/test_lead60_join_weight_cast.py)
 @pytest.mark.parametrize("Est", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
 def test_promoted_fit_joins_float32_newcomers_as_float64(Est):
     X, y, g = _data()
@@ -95,12 +94,8 @@ def _verdict(call):
     return "accepted"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review39: the online learners' fit refuses a weight of 1e39 next to float32 X (its "
-    "square overflows float32: _validate_fit_data's working dtype), their partial_fit "
-    "on a float32 fit takes it (skfed/online/_classes.py _validate_more_data: "
-    "check_sample_weight(sample_weight, X_features) without working=, so no bound; "
-    "the kernel then holds the weights in float64): one verdict for the same arrays"))
+# (was a strict xfail: partial_fit checked the weights without the fit's
+# working dtype; fixed by the lead in skfed/online/_classes.py)
 def test_online_partial_fit_judges_weights_as_fit():
     X, y, g = _data()
     w = np.full(len(y), 1e39)
@@ -147,9 +142,26 @@ def test_underflowing_weights_are_refused_by_name(make):
 
 
 def test_join_refuses_underflowing_newcomer_weights_by_name():
+    from sklearn.linear_model import LogisticRegression
+
+    from skfed import LocalEstimator
+
     X, y, g = _data()
-    est = DecentralizedBoostingClassifier(random_state=0).fit(X, y, groups=g)
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=g)
     Xn, yn, _ = _data(1, 20, 1)
     with pytest.raises(ValueError, match=r"positive weight of 1e-46, which float32 \(the dtype "
                                          r"of the new nodes' X\) rounds to 0"):
         est.add_nodes(Xn, yn, groups=np.full(20, 9), sample_weight=np.full(20, 1e-46))
+
+
+def test_boosting_join_promotes_underflowing_newcomer_weights():
+    # as its fit (review39): the float64 join of the same values
+    X, y, g = _data()
+    est = DecentralizedBoostingClassifier(random_state=0).fit(X, y, groups=g)
+    Xn, yn, _ = _data(1, 20, 1)
+    gn, wn = np.full(20, 9), np.full(20, 1e-46)
+    ref = copy.deepcopy(est).add_nodes(Xn.astype(np.float64), yn, groups=gn, sample_weight=wn)
+    with pytest.warns(DataConversionWarning, match="rounds to 0"):
+        got = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn, sample_weight=wn)
+    np.testing.assert_array_equal(got.decision_function(Xn, groups=gn),
+                                  ref.decision_function(Xn, groups=gn))

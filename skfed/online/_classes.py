@@ -334,7 +334,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
             mapped[mapped < 0] = -1 - np.arange(len(new_labels))
             codes = mapped[inverse.ravel()].astype(np.intp)
         if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, X_features)
+            sample_weight = check_sample_weight(sample_weight, X_features, working=self._dtype)
         if classes is not None and hasattr(self, "classes_"):
             if not np.array_equal(np.unique(classes), self.classes_):
                 raise ValueError(
