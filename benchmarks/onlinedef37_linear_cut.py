@@ -188,7 +188,7 @@ def joins(seed, factor, cap, ks=(5, 10, 20), fits_run=("network", "package", "fi
                            for k, e in fits.items() if e.network_linear_gate_ is not None},
            "t": {k: float(e.network_linear_gate_["t"][0])
                  for k, e in fits.items() if e.network_linear_gate_ is not None},
-           "early_t": {k: float(e.network_linear_gate_["early_t"][0])
+           "early_t": {k: float(e.network_linear_gate_.get("early_t", [np.nan])[0])
                        for k, e in fits.items() if e.network_linear_gate_ is not None},
            "rows": []}
     for k in ks:
