@@ -10,6 +10,10 @@ optimum: the cap was the regularization (online27,
 on the others at ``alpha_w = 30, 10, 3 x alpha`` (Nystrom-preconditioned,
 warm starts, 10 iterations each), keeps the factor of the least held-back
 loss and solves on every node at it (20 iterations).
+(From autocut37 on the fit solves at a fixed ``3 x alpha`` instead,
+``onlinedef37_linear_cut.py``: the offline ``chosen`` column below still
+runs ``_linear_solve.solve_chosen``; ``--joins chosen`` fits the package,
+so it reproduces the rows below at main 3eb98bc-92a0d0d4 only.)
 
 This script scores, on HAR sitting with ``new_nodes.py``'s split (80 % of
 the subjects fitted), every newcomer's test rows (``k = 5``) as ``w' x``
@@ -201,31 +205,30 @@ def capped_solve():
     classifier's alpha by whitened L-BFGS (``solve_weights``, at most 50
     iterations) on every node, no held-back nodes, no sketch, no early gate
     (the library solves as ``_linear_solve`` says; this patches its
-    ``solve_chosen``, ``held_back_nodes`` and the sketch's rank so that the
-    fit counts exactly the capped solve's bytes: ``d n_out + 2`` float64 up
-    an evaluation, ``w`` down, then the gate)."""
+    ``solve_fixed`` and the sketch's rank so that the fit counts exactly the
+    capped solve's bytes: ``d n_out + 2`` float64 up an evaluation, ``w``
+    down, then the gate).  Its ``alpha_factor`` is recorded as 3, not the
+    1 it solves at."""
     from skfed.online import _linear
 
-    def capped(shape, alpha, evaluate, nodes, held, sketch, omega, curvature,
-               carry_on=None):
-        A, n_eval = solve_weights(np.eye(shape[0]), np.zeros(shape), alpha,
-                                  lambda A: evaluate(A, nodes))
-        return A, 1.0, [], n_eval
+    def capped(shape, alpha, evaluate, nodes, sketch, omega, curvature):
+        return solve_weights(np.eye(shape[0]), np.zeros(shape), alpha,
+                             lambda A: evaluate(A, nodes))
 
-    saved = (_linear.solve_chosen, _linear.held_back_nodes, _linear.NYSTROM_RANK)
-    _linear.solve_chosen = capped
-    _linear.held_back_nodes = lambda nodes, random_state: np.asarray(nodes)[:0]
+    saved = (_linear.solve_fixed, _linear.NYSTROM_RANK)
+    _linear.solve_fixed = capped
     _linear.NYSTROM_RANK = 0
     try:
         yield
     finally:
-        _linear.solve_chosen, _linear.held_back_nodes, _linear.NYSTROM_RANK = saved
+        _linear.solve_fixed, _linear.NYSTROM_RANK = saved
 
 
 def joins(seed, ks, solve):
     """The join rows without the refit: ``new_nodes.py``'s online estimator
-    with ``join_function="auto"`` (the linear solve ``solve``: "chosen" or
-    "capped"), its newcomers' accuracy per ``k`` against the pooled
+    with ``join_function="auto"`` (the linear solve ``solve``: "chosen", the
+    package's, which is the held-back choice only up to main 92a0d0d4 and
+    the fixed ``3 x alpha`` from autocut37 on, or "capped"), its newcomers' accuracy per ``k`` against the pooled
     baselines (Global, the best of ``new_nodes.baseline_makers``), the
     fit's linear-solve record and bytes."""
     import copy

@@ -1,15 +1,11 @@
 """``join_function="auto"``'s linear solve asks the nodes about each point
-once (``skfed.online._linear_solve``): a warm-started L-BFGS call starts
-at the point the previous one ended on, whose reports the root holds.
+once (``skfed.online._linear_solve``): the solve's first evaluation, at
+``w = 0``, is the one whose weight ``W`` sets the penalty, and its start
+mapped through the preconditioner and back is not asked again.
 
-The reference is SciPy's own count: every L-BFGS call's ``nfev`` (its
-first evaluation is at its start).  With a path of three factors and a
-final solve, the nodes are asked about ``1 + sum_path (nfev - 1) +
-nfev_final`` points: the zero start once (before the path), every path
-call's start already known (zero, then the previous call's end), and the
-final solve's start once more (its reports come from every node, the
-path's from the training nodes only), so its first evaluation is a new
-tree round.
+The reference is SciPy's own count: the L-BFGS call's ``nfev`` (its first
+evaluation is at its start).  With one fixed-penalty solve on every node
+the nodes are asked about ``nfev`` points.
 """
 
 import numpy as np
@@ -39,22 +35,18 @@ def test_each_point_is_asked_once_and_evaluations_are_scipys_count(monkeypatch):
         return real_call(self, D, gamma, A, nodes)
 
     monkeypatch.setattr(nf.NodeSums, "__call__", recording)
-    clf, X, y, g = _fit()
+    clf, _, _, _ = _fit()
     gate = clf.network_linear_gate_
-    assert len(gate["path"][0]) == 3   # (the path ran to its end)
     evals = int(gate["evaluations"][0])
-    # Intermediate: three path calls and the final one.
-    assert len(nfev) == 4 and min(nfev) >= 2
-    assert evals == 1 + sum(n - 1 for n in nfev[:3]) + nfev[3]
-    # No point is asked twice of the same nodes (a start mapped through the
-    # preconditioner and back misses the one it came from by rounding only:
-    # that would be a wasted tree round).  The path asks the 8 training
-    # nodes (and the 2 held back), the final solve all 10.
-    sizes = sorted({n for _, n in asked})
-    assert sizes == [2, 8, 10]
-    for size in (8, 10):
-        points = [A for A, n in asked if n == size]
-        for k in range(1, len(points)):
-            gaps = [np.abs(points[k] - B).max() for B in points[:k]]
-            assert min(gaps) > 1e-12 * max(1.0, np.abs(points[k]).max())
-    assert len([A for A, n in asked if n == 8]) + len([A for A, n in asked if n == 10]) == evals
+    # Intermediate: one call, every node asked at each point.
+    assert len(nfev) == 1 and nfev[0] >= 2
+    assert evals == nfev[0]
+    # No point is asked twice (a start mapped through the preconditioner
+    # and back misses the one it came from by rounding only: that would be
+    # a wasted tree round).
+    assert sorted({n for _, n in asked}) == [10]
+    points = [A for A, _ in asked]
+    for k in range(1, len(points)):
+        gaps = [np.abs(points[k] - B).max() for B in points[:k]]
+        assert min(gaps) > 1e-12 * max(1.0, np.abs(points[k]).max())
+    assert len(points) == evals

@@ -147,10 +147,10 @@ def test_linear_solve_and_gate_equal_numpy():
     Xf, yf, codes = X[fit], clf._encode_targets(y[fit]), g[fit]
     w = clf.network_linear_coef_[0]
     # w minimizes sum of squared hinges + (alpha_w W / 2) ||w||^2 (a
-    # centralized solve of the same objective, from 0), alpha_w the
-    # penalty chosen on held-back nodes (tests/test_online28_linear_alpha.py)
+    # centralized solve of the same objective, from 0), alpha_w = 3 alpha
+    # (tests/test_online28_linear_alpha.py, tests/test_autocut37_*.py)
     gate = clf.network_linear_gate_
-    assert gate["alpha_factor"][0] in (30.0, 10.0, 3.0) and len(gate["path"][0]) == 3
+    assert gate["alpha_factor"][0] == 3.0
     alpha, total = gate["alpha_factor"][0] * float(clf.alpha), len(yf)
 
     def objective(v):
@@ -159,7 +159,11 @@ def test_linear_solve_and_gate_equal_numpy():
                 Xf.T @ grad[:, 0] + alpha * total * v)
     ref = minimize(objective, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
                    options={"gtol": 1e-10, "maxiter": 1000}).x
-    np.testing.assert_allclose(w[:, 0], ref, rtol=2e-3, atol=2e-4)
+    # (at most 10 iterations: within 1 % of the gap from w = 0; the exact
+    # iterates: tests/test_autocut37_fixed_solve.py)
+    f0, fw, fr = (objective(np.zeros(X.shape[1]))[0], objective(w[:, 0])[0],
+                  objective(ref)[0])
+    assert fr - 1e-9 * fr <= fw <= fr + 0.01 * (f0 - fr)
     # The gate: every node's mean hinge loss with X w minus with the
     # network function, the paired t over the nodes.
     per_row = (loss_values("hinge", Xf @ w, yf)
@@ -182,17 +186,15 @@ def test_bytes_closed_form(drop_rate):
     evals = int(clf.network_linear_gate_["evaluations"][0])
     edges = n - 1   # one spanning tree of the connected graph
     header = SimulatedNetwork().header_bytes
-    # every evaluation: the training nodes' report and the held-back nodes'
-    # loss and weight up (d + 4 float64), w down; the first report also
-    # carries the d x rank sketch (rank = min(10, d))
-    # carries the d x rank sketch (rank = min(10, d)); the early gate after
-    # the path's first solve (3 float64 up, the choice down) lets it go on
+    # every evaluation: the nodes' loss, weight and gradient up (d + 2
+    # float64), w down; the first report also carries the d x rank sketch
+    # (rank = min(10, d)); then the gate (3 float64 up, the choice and w
+    # down)
     rank = min(10, d)
-    assert len(clf.network_linear_gate_["path"][0]) == 3
-    extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 4)
+    assert 2 <= evals <= 2 * 10 + 1
+    extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 2)
                               + payload_bytes(n_float64=d))
                      + payload_bytes(n_float64=d * rank)
-                     + 2 * header + payload_bytes(n_float64=3) + payload_bytes(n_int32=1)
                      + 2 * header + payload_bytes(n_float64=3)
                      + payload_bytes(n_int32=1, n_float64=d))
     assert (clf.network_communication_.total_bytes
@@ -261,28 +263,21 @@ def test_streaming_newcomer_keeps_its_term_and_partial_fit():
     assert clf.linear_scale_[11] == 1 and len(clf.linear_scale_) == 12
 
 
-def test_gate_closed_on_curved_rule_and_default_unchanged(monkeypatch):
-    # (this small curved rule ends at t +2.9: the early gate at 0 closes it
-    # after the path's first solve)
-    from skfed.online import _linear
-    from skfed.online._linear_solve import PATH_FACTORS
-    monkeypatch.setattr(_linear, "EARLY_GATE", 0.0)
+def test_gate_closed_on_curved_rule_and_default_unchanged():
+    # (this small curved rule ends at t > 0: the gate stays closed)
     clf, X, y, g = _fit(linear_rule=False)
     gate = clf.network_linear_gate_
-    assert not gate["open"][0]
-    # closed by the early gate: the path stopped after its first solve, no
-    # final solve or gate (bytes: the evaluations, the sketch, one early
-    # gate round)
-    assert gate["t"][0] > 0 and [p[0] for p in gate["path"][0]] == [PATH_FACTORS[0]]
+    assert not gate["open"][0] and gate["t"][0] > 0
+    # bytes: the evaluations, the sketch, the gate round
     base, _, _, _ = _fit(join_function="network", linear_rule=False)
     d, edges, header = X.shape[1], 9, SimulatedNetwork().header_bytes
     evals = int(gate["evaluations"][0])
-    assert evals <= 2 * 10 + 2
+    assert 2 <= evals <= 2 * 10 + 1
     assert (clf.network_communication_.total_bytes
             - base.network_communication_.total_bytes) == edges * (
-        evals * (2 * header + payload_bytes(n_float64=d + 4) + payload_bytes(n_float64=d))
+        evals * (2 * header + payload_bytes(n_float64=d + 2) + payload_bytes(n_float64=d))
         + payload_bytes(n_float64=10 * d) + 2 * header + payload_bytes(n_float64=3)
-        + payload_bytes(n_int32=1))
+        + payload_bytes(n_int32=1, n_float64=d))
     base, _, _, _ = _fit(join_function="network", linear_rule=False)
     new = (g >= 10) & (np.arange(len(g)) % 50 < 10)
     clf.add_nodes(X[new], y[new], groups=g[new])
@@ -292,7 +287,7 @@ def test_gate_closed_on_curved_rule_and_default_unchanged(monkeypatch):
     np.testing.assert_array_equal(clf.decision_function(X[test], groups=g[test]),
                                   base.decision_function(X[test], groups=g[test]))
     assert base.network_linear_coef_ is None and base.network_linear_gate_ is None
-    # the early gate's t equals the statistic of w on the nodes' own rows
+    # the gate's t equals the statistic of w on the nodes' own rows
     fit = g < 10
     w = clf.network_linear_coef_[0]
     yf = clf._encode_targets(y[fit])

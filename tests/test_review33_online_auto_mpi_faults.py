@@ -3,7 +3,7 @@ drops (review33).
 
 online32's test (tests/test_online32_linear_mpi.py) checks MPI against the
 simulation with drops on a binary rule and without faults on a curved one.
-Here the same parity (the linear gate's path, evaluations, ``t``, ``w``
+Here the same parity (the linear solve's evaluations, ``t``, ``w``
 bit for bit, the counted bytes per round) is checked on a three-class
 problem (one linear function per class, drop rate 0.2) and a binary one at
 drop rate 0.5.  (Rogue nodes and stragglers are refused by the online
@@ -56,12 +56,11 @@ def test_auto_join_function_on_mpi_equals_simulation_under_faults(tmp_path):
         run = results[name]
         a, b = sim.network_linear_gate_, run.network_linear_gate_
         # Intermediate: three classes close at the gate (t 10.7 > 0), the
-        # binary rule opens (t -9.5) after 50 evaluations at drop rate 0.5.
+        # binary rule opens at drop rate 0.5.
         assert a["open"][0] == (name == "binary_heavy_drops"), name
         assert a["evaluations"][0] > 3
-        for key in ("evaluations", "alpha_factor", "open", "t", "early_t"):
+        for key in ("evaluations", "alpha_factor", "open", "t"):
             np.testing.assert_array_equal(np.asarray(b[key]), np.asarray(a[key]), err_msg=name)
-        assert b["path"] == a["path"], name
         for k in range(len(sim.network_linear_coef_)):
             np.testing.assert_array_equal(run.network_linear_coef_[k],
                                           sim.network_linear_coef_[k], err_msg=name)

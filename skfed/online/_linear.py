@@ -11,18 +11,13 @@ two more steps, after the network function's:
 
 1. **Linear solve.**  The exact linear function ``w' x`` (``w`` of shape
    ``(n_features, n_outputs)``, one per connected component) minimizing the
-   nodes' summed smooth loss plus ``(alpha_w W / 2) ||w||^2``, ``alpha_w``
-   a multiple of ``alpha`` chosen on held-back nodes
-   (:mod:`._linear_solve`: a Nystrom-preconditioned L-BFGS path over
-   ``alpha_w = 30, 10, 3 x alpha`` on 80 % of the nodes, the factor of the
-   least loss on the other 20 %, then a solve on every node at it; after
-   the path's first solve an early gate, the statistic of step 2 with that
-   ``w``, stops it where ``t > EARLY_GATE``).  Every
-   evaluation is one tree round (:func:`._selection.tree_round`): every node sends its
-   parent its subtree's loss, weight and gradient and the held-back nodes'
-   loss and weight (``d n_out + 4`` float64; the first report also the
-   ``d x rank`` Nystrom sketch) and receives the next ``w`` (``d n_out``
-   float64).
+   nodes' summed smooth loss plus ``(alpha_w W / 2) ||w||^2``, ``alpha_w
+   = 3 x alpha`` (:mod:`._linear_solve`: one Nystrom-preconditioned L-BFGS
+   solve on every node from ``w = 0``, at most 10 iterations).  Every
+   evaluation is one tree round (:func:`._selection.tree_round`): every
+   node sends its parent its subtree's loss, weight and gradient (``d
+   n_out + 2`` float64; the first report also the ``d x rank`` Nystrom
+   sketch) and receives the next ``w`` (``d n_out`` float64).
 2. **Gate.**  Every node computes, on its own rows, its mean (weighted)
    loss with ``w' x`` and with the network function, and sends up the
    tree the sums of its difference, its square and its count (3 float64);
@@ -35,8 +30,8 @@ two more steps, after the network function's:
 Both are rounds of ``network_communication_`` (so in ``n_bytes_sent_``),
 under the fit's drops (a node that is dropped in a round reports or
 forwards in a later one).  Recorded in ``network_linear_coef_`` and
-``network_linear_gate_`` (with the chosen factor and the held-back
-losses of the path).  A newcomer whose component's gate is open
+``network_linear_gate_`` (with the solve's evaluations and penalty
+factor).  A newcomer whose component's gate is open
 receives ``w`` (``d n_out`` float64) instead of the network function and
 starts from ``w' x`` with an empty dictionary: ``w' x`` is its *linear
 term*, which it keeps (a fixed part of its function that its later steps
@@ -62,8 +57,13 @@ import numpy as np
 from ..network import payload_bytes, resolve_network
 from ._coordinates import COORDINATE_LIMIT, coordinate_points
 from ._holdout import loss_values
-from ._linear_solve import (CURVATURE, NYSTROM_RANK, held_back_nodes, sketch_directions,
-                            solve_chosen)
+from ._linear_solve import (
+    CURVATURE,
+    FIXED_FACTOR,
+    NYSTROM_RANK,
+    sketch_directions,
+    solve_fixed,
+)
 from ._network_function import NodeSums
 from ._selection import tree_round
 
@@ -73,26 +73,19 @@ from ._selection import tree_round
 # (seeds 0-2), every held-out family +38 to +129 (Landmine, shared circles,
 # with 40 noise features, 150 nodes of 8 rows).
 LINEAR_GATE = -2.0
-# The early gate after the path's first solve (w at 30 x alpha on 80 % of
-# the nodes): above this t the path stops and the gate stays closed.  With
-# that w HAR's fits had t -1.3 and -1.6 (seeds 3, 6; their final t -5.5),
-# the held-out fits +34 to +121 (Landmine, shared circles, with 40 noise
-# features, 150 nodes of 8 rows; benchmarks/online_join_linear_alpha.py).
-EARLY_GATE = 10.0
 
 JOIN_FUNCTION_DOC = """\
 join_function : {"network", "auto"}, default="network"
     What a node that joins after the fit (``add_nodes``) may start from.
     ``"network"``: the network function or its neighbours.  ``"auto"``:
     with a nonlinear ``kernel_``, ``fit`` also solves the linear function
-    ``w' x`` on the nodes' summed losses, its penalty chosen on held-back
-    nodes, and gates it on their own losses (``network_linear_gate_``,
+    ``w' x`` on the nodes' summed losses (penalty ``3 x alpha``) and
+    gates it on their own losses (``network_linear_gate_``,
     ``skfed/online/_linear.py``); when the gate is open, newcomers start
     from ``w' x``, which they keep as a linear term of their functions.  It
-    costs the fit one tree round per solver evaluation (13 % of a HAR
-    fit's bytes, 0.3-5 % where the gate stays closed) and the MPI engine
-    does not run it, so it is opt-in
-    (benchmarks/online_join_linear_alpha.py)."""
+    costs the fit one tree round per solver evaluation (3.3-3.6 % of a
+    HAR fit's bytes, 0.3-4.6 % where the gate stays closed), so it is
+    opt-in (benchmarks/onlinedef37_linear_cut.py)."""
 
 JOIN_FUNCTION_ATTRIBUTES = """\
 network_linear_coef_ : list of ndarray of shape (n_features, n_outputs) or None
@@ -100,10 +93,8 @@ network_linear_coef_ : list of ndarray of shape (n_features, n_outputs) or None
     None otherwise or where it was not solved.
 network_linear_gate_ : dict or None
     ``t`` (per component), ``open`` (bool per component),
-    ``evaluations`` of the linear solve, ``alpha_factor`` (its penalty
-    over ``alpha``, chosen on held-back nodes), ``path`` (the factors
-    tried and their held-back mean losses) and ``early_t`` (the early
-    gate's ``t`` after the path's first solve); None without it.
+    ``evaluations`` of the linear solve and ``alpha_factor`` (its penalty
+    over ``alpha``, 3); None without it.
 network_linear_share_ : ndarray of shape (n_components,)
     The mean of the nodes' linear scales in the network function (0 until
     a network function is built after newcomers with a linear term
@@ -206,7 +197,7 @@ class LinearData:
         """Every node's weighted mean loss with ``X A`` minus with component
         ``c``'s network function on its rows (NaN for a node without rows
         here): (len(nodes),).  The network function's losses are computed
-        once per component (the early gate and the final one read them)."""
+        once per component)."""
         rows = np.isin(self.codes, nodes)
         est = self.est
         if c not in self._net_losses:
@@ -295,45 +286,25 @@ class _LinearJoinMixin:
         n_comp = len(self.network_dictionary_)
         coefs, t, opened, evaluations = [None] * n_comp, np.full(n_comp, np.nan), \
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
-        factors, paths = np.full(n_comp, np.nan), [None] * n_comp
-        early_t = np.full(n_comp, np.nan)
+        factors = np.full(n_comp, np.nan)
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue
-            # (_linear_solve: the penalty chosen on held-back nodes; the
-            # sketch summed over the nodes in their order)
+            # (_linear_solve: the sketch summed over the nodes in their
+            # order, then the fixed-penalty solve)
             rank = min(NYSTROM_RANK, d)
             omega = sketch_directions(d, rank)
             sketch = data.sketches(nodes, omega).sum(axis=0)
-            held = held_back_nodes(nodes, [self._network_seed, c, 8161])
-            early = []
-
-            def carry_on(A, c=c, nodes=nodes, early=early):
-                # The early gate: the same statistic with the path's
-                # first w (3 float64 up, the choice down); far from
-                # opening (t > EARLY_GATE), the path stops.
-                early.append(t_from_sums(*gate_sums(data.differences(c, A, nodes))))
-                return not early[0] > EARLY_GATE
-            A, factor, path, n_eval = solve_chosen(
-                (d, n_out), float(self.alpha), data.reports,
-                nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
-                carry_on=carry_on if len(held) else None)
-            first, report = d * rank, (4 if len(held) else 2)
+            A, n_eval = solve_fixed((d, n_out), float(self.alpha), data.reports, nodes,
+                                    sketch, omega, CURVATURE.get(self._loss_name(), 1.0))
             for k in range(n_eval):
                 tree_round(sim, parents, nodes,
-                           payload_bytes(n_float64=d * n_out + report + (first if k == 0
-                                                                         else 0)),
+                           payload_bytes(n_float64=d * n_out + 2 + (d * rank if k == 0
+                                                                     else 0)),
                            payload_bytes(n_float64=d * n_out))
-            factors[c], paths[c], evaluations[c] = factor, path, n_eval
+            factors[c], evaluations[c] = FIXED_FACTOR, n_eval
             coefs[c] = np.ascontiguousarray(A)
-            if early:
-                tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
-                           payload_bytes(n_int32=1))
-                early_t[c] = early[0]
-                if early[0] > EARLY_GATE:   # closed early: no final solve or gate
-                    t[c] = early[0]
-                    continue
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
             # w down).
@@ -344,8 +315,7 @@ class _LinearJoinMixin:
             opened[c] = bool(t[c] <= LINEAR_GATE)
         self.network_linear_coef_ = coefs
         self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations,
-                                     "alpha_factor": factors, "path": paths,
-                                     "early_t": early_t}
+                                     "alpha_factor": factors}
         self._set_linear_attributes()
 
     def _linear_loss_difference(self, X, y, codes, weights, w, net_loss):
