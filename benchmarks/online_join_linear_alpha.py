@@ -12,7 +12,7 @@ warm starts, 10 iterations each), keeps the factor of the least held-back
 loss and solves on every node at it (20 iterations).
 (From autocut37 on the fit solves at a fixed ``3 x alpha`` instead,
 ``onlinedef37_linear_cut.py``: the offline ``chosen`` column below still
-runs ``_linear_solve.solve_chosen``; ``--joins chosen`` fits the package,
+runs ``online_held_back_choice.solve_chosen``; ``--joins chosen`` fits the package,
 so it reproduces the rows below at main 3eb98bc-92a0d0d4 only.)
 
 This script scores, on HAR sitting with ``new_nodes.py``'s split (80 % of
@@ -150,6 +150,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes as nn  # noqa: E402
 
 from skfed.online import _linear_solve as ls  # noqa: E402
+
+import online_held_back_choice as chosen  # noqa: E402
 from skfed.online._coordinates import coordinate_points  # noqa: E402
 from skfed.online._network_function import NodeSums, smooth_loss, solve_weights  # noqa: E402
 
@@ -187,9 +189,9 @@ def run(seed, k=5):
                              lambda A: sums(D, 1.0, A, nodes))
     out["capped"] = (score(w), evals)
     omega = ls.sketch_directions(d, ls.NYSTROM_RANK)
-    w, factor, path, evals = ls.solve_chosen(
+    w, factor, path, evals = chosen.solve_chosen(
         (d, 1), ALPHA, lambda A, part: sums(D, 1.0, A, part), nodes,
-        ls.held_back_nodes(nodes, seed), Xf.T @ (Xf @ omega), omega, 2.0)
+        chosen.held_back_nodes(nodes, seed), Xf.T @ (Xf @ omega), omega, 2.0)
     out["chosen"] = (score(w), evals, factor)
     for f in FIXED:
         out[f"opt x{f:g}"] = score(_optimum(Xf, yf, f * ALPHA))
@@ -268,7 +270,7 @@ def main():
                         "factor: a fixed penalty)")
     args = parser.parse_args()
     if args.factors:
-        ls.PATH_FACTORS = tuple(float(f) for f in args.factors.split(","))
+        chosen.PATH_FACTORS = tuple(float(f) for f in args.factors.split(","))
     if args.joins:
         import json
         for seed in (int(s) for s in args.seeds.split(",")):

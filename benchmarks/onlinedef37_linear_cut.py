@@ -122,18 +122,18 @@ def run(seed, k=5):
     its references) with the fixed-factor solves on the same node sums,
     caught from its call to ``solve_chosen``."""
     caught = {}
-    real = ls.solve_chosen
+    real = alpha_bench.chosen.solve_chosen
 
     def spy(shape, alpha, evaluate, nodes, held, sketch, omega, curvature, carry_on=None):
         out = real(shape, alpha, evaluate, nodes, held, sketch, omega, curvature, carry_on)
         caught.update(shape=shape, evaluate=evaluate, nodes=nodes, sketch=sketch, omega=omega)
         return out
 
-    ls.solve_chosen = spy
+    alpha_bench.chosen.solve_chosen = spy
     try:
         reference = alpha_bench.run(seed, k)
     finally:
-        ls.solve_chosen = real
+        alpha_bench.chosen.solve_chosen = real
     X, y, g = nn.load("har", seed)[:3]
     test = nn.new_node_rows(nn.split(X, y, g, seed)[2], k)[1]
     truth = np.where(y[test] == np.unique(y)[1], 1.0, -1.0)

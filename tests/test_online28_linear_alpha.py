@@ -4,11 +4,32 @@ held-back choice of the penalty that the fit ran until autocut37 (kept
 for the benchmarks that measured it; the fit's fixed-penalty solve:
 tests/test_autocut37_fixed_solve.py)."""
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
 from skfed.online import _linear_solve as ls
+
+# The held-back choice the fit ran until autocut37 lives with the benchmarks
+# that compare it (benchmarks/online_held_back_choice.py).
+_BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "online_held_back_choice.py"
+
+
+def _chosen_module():
+    if not _BENCH.exists():
+        pytest.skip("benchmarks/ is not in this checkout")
+    spec = importlib.util.spec_from_file_location("online_held_back_choice", _BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def ch():
+    return _chosen_module()
 from skfed.online._network_function import smooth_loss
 
 
@@ -72,32 +93,32 @@ def test_preconditioned_lbfgs_from_a_warm_start_equals_scipy(rank):
     assert objective(capped[:, 0])[0] < objective(plain[:, 0])[0]
 
 
-def test_held_back_nodes_public_draw():
+def test_held_back_nodes_public_draw(ch):
     nodes = np.arange(3, 23)
-    held = ls.held_back_nodes(nodes, [5, 0, 8161])
+    held = ch.held_back_nodes(nodes, [5, 0, 8161])
     assert len(held) == 4 and np.all(np.isin(held, nodes)) and np.all(np.diff(held) > 0)
-    np.testing.assert_array_equal(held, ls.held_back_nodes(nodes, [5, 0, 8161]))
-    assert len(ls.held_back_nodes(np.arange(5), 0)) == 1
-    assert len(ls.held_back_nodes(np.arange(4), 0)) == 0
+    np.testing.assert_array_equal(held, ch.held_back_nodes(nodes, [5, 0, 8161]))
+    assert len(ch.held_back_nodes(np.arange(5), 0)) == 1
+    assert len(ch.held_back_nodes(np.arange(4), 0)) == 0
 
 
-def test_chosen_penalty_equals_centralized_path(monkeypatch):
+def test_chosen_penalty_equals_centralized_path(ch, monkeypatch):
     # Caps high enough that every solve reaches its optimum: the path's
     # held-back losses, the choice and the final w are those of centralized
     # solves on the same rows.
-    monkeypatch.setattr(ls, "PATH_ITERATIONS", 400)
-    monkeypatch.setattr(ls, "FINAL_ITERATIONS", 400)
+    monkeypatch.setattr(ch, "PATH_ITERATIONS", 400)
+    monkeypatch.setattr(ch, "FINAL_ITERATIONS", 400)
     X, y, nodes = _problem(noise=1.0, per=30)
     alpha = 1e-3
     all_nodes = np.arange(10)
-    held = ls.held_back_nodes(all_nodes, 3)
+    held = ch.held_back_nodes(all_nodes, 3)
     train = ~np.isin(nodes, held)
     omega = ls.sketch_directions(X.shape[1], 5)
-    A, factor, path, n_eval = ls.solve_chosen(
+    A, factor, path, n_eval = ch.solve_chosen(
         (X.shape[1], 1), alpha, _evaluate(X, y, nodes), all_nodes, held,
         X.T @ (X @ omega), omega, 2.0)
     expected = []
-    for f in ls.PATH_FACTORS:
+    for f in ch.PATH_FACTORS:
         w, _ = _optimum(X[train], y[train], f * alpha)
         value, _ = smooth_loss("hinge", (X[~train] @ w)[:, None], y[~train])
         expected.append((f, value.mean()))
@@ -111,16 +132,16 @@ def test_chosen_penalty_equals_centralized_path(monkeypatch):
     assert n_eval >= len(path) + 2
 
 
-def test_few_nodes_fall_back_without_holding_back():
+def test_few_nodes_fall_back_without_holding_back(ch):
     X, y, nodes = _problem(n_nodes=4)
     omega = ls.sketch_directions(X.shape[1], 4)
-    held = ls.held_back_nodes(np.arange(4), 0)
-    A, factor, path, n_eval = ls.solve_chosen(
+    held = ch.held_back_nodes(np.arange(4), 0)
+    A, factor, path, n_eval = ch.solve_chosen(
         (X.shape[1], 1), 1e-3, _evaluate(X, y, nodes), np.arange(4), held,
         X.T @ (X @ omega), omega, 2.0)
-    assert factor == ls.FALLBACK_FACTOR and path == []
-    assert 1 <= n_eval <= ls.FINAL_ITERATIONS + ls.PATH_ITERATIONS + 5
-    ref, objective = _optimum(X, y, ls.FALLBACK_FACTOR * 1e-3)
+    assert factor == ch.FALLBACK_FACTOR and path == []
+    assert 1 <= n_eval <= ch.FINAL_ITERATIONS + ch.PATH_ITERATIONS + 5
+    ref, objective = _optimum(X, y, ch.FALLBACK_FACTOR * 1e-3)
     assert objective(A[:, 0])[0] - objective(ref)[0] <= 1e-4 * objective(ref)[0]
 
 

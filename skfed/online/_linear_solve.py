@@ -19,16 +19,16 @@ float64 up, its subtree's loss, weight and gradient, the first also
 ``d rank``; the root sends ``w`` down).
 
 Until autocut37 the penalty was chosen on held-back nodes
-(:func:`solve_chosen`: a public draw held back 20 % of the nodes, the
+(``solve_chosen``: a public draw held back 20 % of the nodes, the
 factors 30, 10, 3 were solved on the others, 10 iterations each, and the
 one of least held-back loss solved on every node, 20 iterations; 55-60
 evaluations on HAR).  Its choice bought nothing on average: on HAR's
 newcomers (``k = 5``, 9 seeds) ``w' x`` scores 97.21 with it and 97.30
 at ``3 x alpha`` in 10 iterations, whose joins are 97.25 against 97.27
 over 27 cells for 3.3-3.6 % more bytes on a HAR fit instead of 12-13 %
-(``benchmarks/onlinedef37_linear_cut.py``).  :func:`solve_chosen` stays
-for the benchmarks that measured it (``online_join_linear_alpha.py``);
-the fit does not run it.
+(``benchmarks/onlinedef37_linear_cut.py``).  ``solve_chosen`` moved to
+``benchmarks/online_held_back_choice.py`` for the benchmarks that measured
+it.
 """
 
 import numpy as np
@@ -40,15 +40,11 @@ from scipy.optimize import minimize
 # plateau on HAR by 8-10 iterations; x3 and x10 score alike there).
 FIXED_FACTOR = 3.0
 ITERATIONS = 10
-# The held-back choice (solve_chosen, not run by the fit): multiples of the
-# classifier's alpha its path tries (largest first).
-PATH_FACTORS = (30.0, 10.0, 3.0)
-HOLD_FRACTION = 0.2
-MIN_NODES = 5
-FALLBACK_FACTOR = 10.0
-PATH_ITERATIONS = 10
-FINAL_ITERATIONS = 20
 NYSTROM_RANK = 10
+# Points whose reports the root keeps (4 x the held-back choice's 30
+# iterations, benchmarks/online_held_back_choice.py): a point seen again
+# is not sent again.
+_CACHED_POINTS = 120
 SKETCH_SEED = 0
 # The smooth loss's second derivative at f = 0 (where the solve starts):
 # the squared hinges 2, the logistic losses 1/4.
@@ -96,7 +92,7 @@ class Reports:
     def __call__(self, A):
         key = A.tobytes()
         if key not in self._seen:
-            if len(self._seen) > 4 * (PATH_ITERATIONS + FINAL_ITERATIONS):
+            if len(self._seen) > _CACHED_POINTS:
                 self._seen.clear()
             train = self.evaluate(A, self.train).sum(axis=0)
             held = (self.evaluate(A, self.held).sum(axis=0) if len(self.held)
@@ -169,56 +165,3 @@ def solve_fixed(shape, alpha, evaluate, nodes, sketch, omega, curvature):
     A = lbfgs(np.zeros(shape), FIXED_FACTOR * alpha, lambda A: reports(A)[0], model,
               curvature, ITERATIONS)
     return A, reports.evaluations
-
-
-def held_back_nodes(nodes, random_state):
-    """The public draw of the held-back nodes: ``round(HOLD_FRACTION n)`` of
-    ``nodes`` (at least 1), or none below ``MIN_NODES``."""
-    nodes = np.asarray(nodes)
-    if len(nodes) < MIN_NODES:
-        return nodes[:0]
-    n_held = max(1, int(round(HOLD_FRACTION * len(nodes))))
-    rng = np.random.RandomState(random_state)
-    return np.sort(rng.choice(nodes, size=n_held, replace=False))
-
-
-def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature,
-                 carry_on=None):
-    """The earlier held-back choice (not run by the fit, see the module):
-    ``(w, factor, path, evaluations)``, ``path``
-    the list of ``(factor, held-back mean loss)`` tried.  ``evaluate(A,
-    nodes)`` returns the listed nodes' reports stacked (n, 2 + d n_out);
-    ``sketch`` is the summed ``X' diag(s) X omega`` of all ``nodes``.
-    ``carry_on(w)``, when given, is asked after the path's first solve
-    (``w`` at its largest factor): False stops there and returns that ``w``
-    (the caller's early gate)."""
-    held = np.asarray(held)
-    train = np.setdiff1d(nodes, held)
-    model = None if sketch is None else nystrom_model(sketch, omega)
-    A = np.zeros(shape)
-    if not len(held):
-        reports = Reports(evaluate, np.asarray(nodes), held)
-        A = lbfgs(A, FALLBACK_FACTOR * alpha, lambda A: reports(A)[0], model, curvature,
-                  FINAL_ITERATIONS + PATH_ITERATIONS)
-        return A, FALLBACK_FACTOR, [], reports.evaluations
-    reports = Reports(evaluate, train, held)
-    W_all = float(reports(A)[0][1] + reports(A)[1][1])
-    W_train = float(reports(A)[0][1])
-    # (the sketch sums every node; the held-out solve's Hessian is about
-    # the training nodes' share of it)
-    train_model = None if model is None or not W_all > 0 else (
-        model[0], model[1] * (W_train / W_all))
-    path, solved = [], {}
-    for factor in PATH_FACTORS:
-        A = lbfgs(A, factor * alpha, lambda A: reports(A)[0], train_model, curvature,
-                  PATH_ITERATIONS)
-        loss, weight = reports(A)[1]
-        path.append((factor, float(loss / weight) if weight > 0 else float("inf")))
-        solved[factor] = A
-        if len(path) == 1 and carry_on is not None and not carry_on(A):
-            return A, factor, path, reports.evaluations
-    factor = min(path, key=lambda p: (p[1], -p[0]))[0]
-    everyone = Reports(evaluate, np.asarray(nodes), held[:0])
-    A = lbfgs(solved[factor], factor * alpha, lambda A: everyone(A)[0], model, curvature,
-              FINAL_ITERATIONS)
-    return A, factor, path, reports.evaluations + everyone.evaluations
