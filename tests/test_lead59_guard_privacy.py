@@ -44,7 +44,7 @@ def _joined(est, Xn, yn, gn):
 def test_forced_flag_gives_the_local_model_without_privacy(monkeypatch):
     est, Xn, yn, gn = _fitted(None)
     plain = _joined(est, Xn, yn, gn)
-    monkeypatch.setattr(unlike, "contradicted", lambda Z, Y, layout, models: np.ones(
+    monkeypatch.setattr(unlike, "contradicted", lambda Z, Y, layout, models, sw=None: np.ones(
         len(models), dtype=bool))
     forced = _joined(est, Xn, yn, gn)
     assert not np.array_equal(forced, plain)
