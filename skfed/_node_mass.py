@@ -203,10 +203,11 @@ def _pivots(lo, hi, count, rank, n_pivots=N_PIVOTS):
     """
     picks = [lo + (hi - lo + 1) // 2]
     a, b = _value(lo), _value(hi)
-    if count > 2 and np.isfinite(a) and np.isfinite(b):
-        step = (b - a) / (count - 1)
-        guess, half = a + step * rank, step * max(0.5, np.sqrt(count) / 2)
-        picks += [int(k) for k in _keys([guess - half, guess + half])]
+    step = (b - a) / (count - 1) if count > 2 and np.isfinite(a) and np.isfinite(b) else np.inf
+    if np.isfinite(step):  # (b - a past float64's largest: only the middle and quarters)
+        guess, half = a + step * rank, step * max(0.5, float(np.sqrt(count)) / 2)
+        with np.errstate(over="ignore"):  # (+-inf has a key; NaN cannot arise)
+            picks += [int(k) for k in _keys([guess - half, guess + half])]
     picks += [lo + (hi - lo) * (i + 1) // (n_pivots + 1) for i in range(n_pivots)]
     out = []
     for p in picks:
