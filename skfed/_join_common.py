@@ -104,7 +104,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         check_sample_weight,
         working_dtype,
     )
-    from ._fit_weights import weights_in_data_dtype, weights_working_dtype
+    from ._fit_weights import weights_working_dtype
 
     if "nodes_" not in vars(est) or hasattr(est, "__sklearn_is_fitted__"):
         # (scikit-learn's test finds an attribute ending in "_": nodes_ is one,
@@ -177,29 +177,29 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         sample_weight = check_sample_weight(sample_weight, X_features, dtype=np.float64,
                                             working=weights_working_dtype(est, working),
                                             allow_all_zero_weights=True)  # (named below)
-        if stored is None and np.dtype(working).itemsize > X_features.dtype.itemsize:
-            # (the boosting family squares in float64 and keeps no fit dtype:
-            # weights X's dtype cannot hold make the join the float64 join of
-            # the same values, as in its fit; skfed/_fit_weights.py)
-            X_features, sample_weight = weights_in_data_dtype(est, X_features, sample_weight,
-                                                              working)
-        largest = float(np.finfo(X_features.dtype).max)
-        # (without a stored fit dtype the bound is the newcomers' X's: the
-        # fit may have been float64)
+        # The weights' dtype is the one the join computes in: the online
+        # learners' stored fit dtype, the graph family's fitted models' (its
+        # join casts everything to them: a float32 fit joins in float32
+        # whatever the newcomers' X), else the newcomers' X's.
+        fitted = stored
+        if fitted is None and hasattr(est, "_full_coef"):
+            fitted = est._full_coef().dtype
+        target = np.dtype(X_features.dtype if fitted is None else fitted)
+        largest = float(np.finfo(target).max)
         whose, fix = ((f"the dtype this {name} was fitted in", "rescale the weights")
-                      if stored is not None else
+                      if fitted is not None else
                       ("the dtype of the new nodes' X", "pass X as float64 or rescale the weights"))
         if sample_weight.size and float(sample_weight.max()) > largest:
             raise ValueError(
                 f"sample_weight of the new nodes holds a weight of "
                 f"{float(sample_weight.max()):.3g}, above the largest "
-                f"{X_features.dtype} ({largest:.3g}), {whose}; {fix}.")
-        cast = sample_weight.astype(X_features.dtype)
+                f"{target} ({largest:.3g}), {whose}; {fix}.")
+        cast = sample_weight.astype(target)
         lost = (sample_weight > 0) & (cast == 0)  # (under its smallest subnormal)
         if lost.any():
             raise ValueError(
                 f"sample_weight of the new nodes holds a positive weight of "
-                f"{float(sample_weight[lost].min()):.3g}, which {X_features.dtype} "
+                f"{float(sample_weight[lost].min()):.3g}, which {target} "
                 f"({whose}) rounds to 0; {fix}.")
         sample_weight = cast
         check_node_weights(est, codes, sample_weight, labels=new_labels, why=" that joins")

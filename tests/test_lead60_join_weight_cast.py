@@ -3,11 +3,15 @@
 A float32 fit's join used to cast float64 weights to float32 first, so a weight
 of 1e39 reached the check as inf and was refused as "contains infinity"
 (scikit-learn's message) although the user passed a finite weight.  Now the
-weights are validated in float64; a weight X's dtype cannot hold makes the
-boosting family's join its float64 join (as its fit does) and is refused
-naming sample_weight elsewhere; weights it can hold give the join of the
-same weights cast (the previous behaviour).
+weights are validated in float64 and judged by the dtype the join computes
+in (the fitted models' for the graph family, the stored fit dtype for the
+online learners, else the newcomers' X's): a weight it cannot hold is
+refused naming sample_weight (a float64 newcomer's 1e39 used to become inf
+in a float32 fit's join, silently); weights it can hold give the join of
+the same weights cast (the previous behaviour).
 """
+
+import warnings
 
 import numpy as np
 import pytest
@@ -28,19 +32,36 @@ def fitted():
     return DecentralizedBoostingClassifier(random_state=0, max_iter=40).fit(X, y, groups=g)
 
 
-def test_weight_past_float32_joins_as_float64(fitted):
-    # the boosting family squares in float64: as in its fit (xfail37), a weight
-    # float32 cannot hold makes the join the float64 join of the same values
+@pytest.mark.parametrize("newcomer_dtype", [np.float32, np.float64])
+def test_weight_past_a_float32_fit_is_refused_by_name(fitted, newcomer_dtype):
+    # the graph join computes in its fitted models' dtype (float32 here)
+    # whatever the newcomers' X: float64 newcomers' weights of 1e39 became
+    # inf in its cast, silently (RuntimeWarning only)
+    Xn, yn, gn = _data(1, 20, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"sample_weight of the new nodes holds a weight "
+                                             r"of 1e\+39, above the largest float32 .*, the "
+                                             r"dtype this DecentralizedBoostingClassifier was "
+                                             r"fitted in"):
+            fitted.add_nodes(Xn.astype(newcomer_dtype), yn, groups=gn + 100,
+                             sample_weight=np.full(20, 1e39))
+
+
+def test_weight_past_float32_joins_a_float64_fit(fitted):
+    # a float64 fit joins float32 newcomers' weights of 1e39 as float64 ones
     import copy
 
-    from sklearn.exceptions import DataConversionWarning
-
+    X, y, g = _data(6, 30, 0)
+    est = DecentralizedBoostingClassifier(random_state=0, max_iter=40).fit(
+        X.astype(np.float64), y, groups=g)
     Xn, yn, gn = _data(1, 20, 1)
     w = np.full(20, 1e39)
-    ref = copy.deepcopy(fitted).add_nodes(Xn.astype(np.float64), yn, groups=gn + 100,
-                                          sample_weight=w)
-    with pytest.warns(DataConversionWarning, match="fits X as float64"):
-        got = copy.deepcopy(fitted).add_nodes(Xn, yn, groups=gn + 100, sample_weight=w)
+    ref = copy.deepcopy(est).add_nodes(Xn.astype(np.float64), yn, groups=gn + 100,
+                                       sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn + 100, sample_weight=w)
     np.testing.assert_array_equal(got.decision_function(Xn, groups=gn + 100),
                                   ref.decision_function(Xn, groups=gn + 100))
 

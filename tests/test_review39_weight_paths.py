@@ -67,8 +67,9 @@ def test_join_refusal_names_the_newcomers_dtype():
         est.add_nodes(Xn, yn, groups=np.full(20, 9), sample_weight=np.full(20, 1e39))
 
 
-# (was a strict xfail: the join refused what the fit promotes; the lead made
-# the join promote as the fit does, tests/test_lead60_join_weight_cast.py)
+# (was a strict xfail: the join refused what the promoted fit holds; the lead
+# made the join judge weights by the fitted models' dtype,
+# tests/test_lead60_join_weight_cast.py)
 @pytest.mark.parametrize("Est", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
 def test_promoted_fit_joins_float32_newcomers_as_float64(Est):
     X, y, g = _data()
@@ -154,14 +155,12 @@ def test_join_refuses_underflowing_newcomer_weights_by_name():
         est.add_nodes(Xn, yn, groups=np.full(20, 9), sample_weight=np.full(20, 1e-46))
 
 
-def test_boosting_join_promotes_underflowing_newcomer_weights():
-    # as its fit (review39): the float64 join of the same values
+def test_boosting_join_refuses_underflowing_newcomer_weights_by_name():
+    # a float32 fit joins in float32 (its models' dtype): 1e-46 rounds to 0
     X, y, g = _data()
     est = DecentralizedBoostingClassifier(random_state=0).fit(X, y, groups=g)
     Xn, yn, _ = _data(1, 20, 1)
-    gn, wn = np.full(20, 9), np.full(20, 1e-46)
-    ref = copy.deepcopy(est).add_nodes(Xn.astype(np.float64), yn, groups=gn, sample_weight=wn)
-    with pytest.warns(DataConversionWarning, match="rounds to 0"):
-        got = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn, sample_weight=wn)
-    np.testing.assert_array_equal(got.decision_function(Xn, groups=gn),
-                                  ref.decision_function(Xn, groups=gn))
+    with pytest.raises(ValueError, match=r"positive weight of 1e-46, which float32 \(the dtype "
+                                         r"this DecentralizedBoostingClassifier was fitted in\)"):
+        est.add_nodes(Xn.astype(np.float64), yn, groups=np.full(20, 9),
+                      sample_weight=np.full(20, 1e-46))
