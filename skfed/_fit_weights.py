@@ -26,6 +26,32 @@ def weights_working_dtype(estimator, working):
     return np.dtype(np.float64) if isinstance(estimator, MetaEstimatorMixin) else working
 
 
+def weights_in(sample_weight, dtype):
+    """``(cast, over, under)``: float64 ``sample_weight`` cast to ``dtype``
+    (None when a weight exceeds its largest value), the largest weight if
+    it does (else None), and the smallest positive weight that rounds to 0
+    in it, under its smallest subnormal (else None): such a sample would be
+    left out, or its node called weightless (review39).  Shared by the fit
+    (:func:`weights_in_data_dtype`) and ``add_nodes``
+    (``skfed._join_common.validate_join_data``), which word the refusal
+    each their way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weights_in(np.array([1.0, 1e39]), np.float32)[1:]
+    (1e+39, None)
+    >>> weights_in(np.array([1.0, 1e-46]), np.float32)[1:]
+    (None, 1e-46)
+    """
+    top = float(np.max(sample_weight)) if sample_weight.size else 0.0
+    if top > float(np.finfo(dtype).max):
+        return None, top, None
+    cast = sample_weight.astype(dtype)
+    lost = (sample_weight > 0) & (cast == 0)
+    return cast, None, (float(sample_weight[lost].min()) if lost.any() else None)
+
+
 def weights_in_data_dtype(estimator, X, sample_weight, working):
     """``(X, sample_weight)`` with the weights in the data's dtype.
 
@@ -59,18 +85,14 @@ def weights_in_data_dtype(estimator, X, sample_weight, working):
     dtype = X.dtype
     if dtype == sample_weight.dtype:
         return X, sample_weight
-    top = float(np.max(sample_weight)) if sample_weight.size else 0.0
-    largest = float(np.finfo(dtype).max)
-    cast = sample_weight.astype(dtype) if top <= largest else None
-    # a positive weight under the dtype's smallest subnormal rounds to 0: its
-    # sample would be left out, or its node called weightless (review39)
-    lost = None if cast is None else (sample_weight > 0) & (cast == 0)
-    if cast is not None and not lost.any():
+    cast, over, under = weights_in(sample_weight, dtype)
+    if over is None and under is None:
         return X, cast
-    if cast is None:
-        what = f"a weight of {top:.3g}, above the largest {dtype} ({largest:.3g})"
+    if over is not None:
+        what = (f"a weight of {over:.3g}, above the largest {dtype} "
+                f"({float(np.finfo(dtype).max):.3g})")
     else:
-        what = (f"a positive weight of {float(sample_weight[lost].min()):.3g}, which "
+        what = (f"a positive weight of {under:.3g}, which "
                 f"{dtype} rounds to 0 (its smallest positive value is "
                 f"{float(np.finfo(dtype).smallest_subnormal):.3g})")
     if np.dtype(working).itemsize > dtype.itemsize:

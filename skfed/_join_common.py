@@ -104,7 +104,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         check_sample_weight,
         working_dtype,
     )
-    from ._fit_weights import weights_working_dtype
+    from ._fit_weights import weights_in, weights_working_dtype
 
     if "nodes_" not in vars(est) or hasattr(est, "__sklearn_is_fitted__"):
         # (scikit-learn's test finds an attribute ending in "_": nodes_ is one,
@@ -183,24 +183,20 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         # whatever the newcomers' X), else the newcomers' X's.
         fitted = stored
         if fitted is None and hasattr(est, "_full_coef"):
-            fitted = est._full_coef().dtype
+            fitted = est.coef_.dtype  # (the dtype of _graph_join._models)
         target = np.dtype(X_features.dtype if fitted is None else fitted)
-        largest = float(np.finfo(target).max)
         whose, fix = ((f"the dtype this {name} was fitted in", "rescale the weights")
                       if fitted is not None else
                       ("the dtype of the new nodes' X", "pass X as float64 or rescale the weights"))
-        if sample_weight.size and float(sample_weight.max()) > largest:
+        cast, over, under = weights_in(sample_weight, target)
+        if over is not None:
             raise ValueError(
-                f"sample_weight of the new nodes holds a weight of "
-                f"{float(sample_weight.max()):.3g}, above the largest "
-                f"{target} ({largest:.3g}), {whose}; {fix}.")
-        cast = sample_weight.astype(target)
-        lost = (sample_weight > 0) & (cast == 0)  # (under its smallest subnormal)
-        if lost.any():
+                f"sample_weight of the new nodes holds a weight of {over:.3g}, above the "
+                f"largest {target} ({float(np.finfo(target).max):.3g}), {whose}; {fix}.")
+        if under is not None:
             raise ValueError(
-                f"sample_weight of the new nodes holds a positive weight of "
-                f"{float(sample_weight[lost].min()):.3g}, which {target} "
-                f"({whose}) rounds to 0; {fix}.")
+                f"sample_weight of the new nodes holds a positive weight of {under:.3g}, "
+                f"which {target} ({whose}) rounds to 0; {fix}.")
         sample_weight = cast
         check_node_weights(est, codes, sample_weight, labels=new_labels, why=" that joins")
     return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
