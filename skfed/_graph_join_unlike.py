@@ -104,6 +104,19 @@ def kept_loss(est, Z, Y, sw, model):
     return node.confidence * total
 
 
+def _flags(est, X, y, sw, layout, new_models):
+    """``(flagged, Z, Y)``: :func:`contradicted` on the join's samples in the
+    models' dtype (none flagged, and ``Z``, ``Y`` None, under a finite
+    ``privacy`` budget)."""
+    from ._graph_join import _design, _private, _targets
+
+    if _private(est):
+        return np.zeros(len(new_models), dtype=bool), None, None
+    dtype = new_models.dtype
+    Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
+    return contradicted(Z, Y, layout, new_models, sw), Z, Y
+
+
 def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, losses=None,
                                keep_losses=False):
     """Replace (in place) the flagged newcomers' models by their local ones
@@ -114,14 +127,7 @@ def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, 
     Not under a finite ``privacy`` budget: the test reads the newcomer's raw
     samples, and a choice between two released models made on them is not
     covered by the join's accounting (nothing is flagged there)."""
-    from ._graph_join import _design, _private, _targets
-
-    if _private(est):
-        return np.zeros(len(new_models), dtype=bool)
-
-    dtype = new_models.dtype
-    Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
-    flagged = contradicted(Z, Y, layout, new_models, sw)
+    flagged, Z, Y = _flags(est, X, y, sw, layout, new_models)
     new_models[flagged] = local_models[flagged]
     if losses is not None and not keep_losses:
         sw = np.asarray(sw, dtype=np.float64)
@@ -137,14 +143,11 @@ def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
     its loss (in ``losses``) that model's ``c_n F_n`` (see the module);
     returns the flags.  Not under a finite ``privacy`` budget (see
     :func:`keep_local_if_contradicted`)."""
-    from ._graph_join import _design, _Newcomer, _private, _targets
+    from ._graph_join import _Newcomer
     from .boosting._perso_lin import light_mass
 
-    if _private(est):
-        return np.zeros(len(new_models), dtype=bool)
+    flagged, Z, Y = _flags(est, X, y, sw, layout, new_models)
     dtype = new_models.dtype
-    Z, Y = _design(est, X, dtype), _targets(est, y, dtype)
-    flagged = contradicted(Z, Y, layout, new_models, sw)
     if not flagged.any():
         return flagged
     info = est._join_info
