@@ -9,8 +9,8 @@ also checks what the "Behind a pipeline or a search" section states: a
 Pipeline has no ``add_nodes``, the documented route serves the newcomer
 through the pipeline, and a search's ``best_estimator_`` joins.
 
-docs38: the page's "Rows that miss the goal" keeps one short bullet per
-table row that misses; the tests below check that every "no" row of the
+docs38: the page's Limits ("the rows that miss the goal") keep one short
+bullet per table row that misses; the tests below check that every "no" row of the
 table has its bullet, that every benchmark the page names exists and is
 listed in doc/benchmarks.rst, and that every decimal number a bullet (or
 the "Newcomers unlike the federation" section) quotes is in the docstrings
@@ -146,9 +146,9 @@ def test_search_best_estimator_joins():
             accuracy_score(y[90:], best.predict(X[90:], groups=groups[90:])))
 
 
-# --- the page's results table and "Rows that miss the goal" (docs38) -------
+# --- the page's results table and its Limits (docs38) ----------------------
 #
-# The page keeps one short bullet per table row that misses the goal (and per
+# The Limits keep one short bullet per table row that misses the goal (and per
 # row that misses on fresh seeds); the measurements behind each bullet live
 # in the docstrings of the benchmarks it names.  These tests keep that
 # structure true: every "no" row has its bullet, every benchmark the page
