@@ -40,6 +40,29 @@ its 30 passes under the strong consensus term; it then still misclassifies
 90-95 % of its own 20 training samples.  A federation that may receive such nodes should compare
 the join with Local on the newcomer's own held-out samples
 (doc/user_guide/growing.rst, "Limits").
+
+Results (2026-11-30, main 732136fa, docs38; with the contradicting-newcomer
+guards of unlike36-guardw37; 51 s wall, one BLAS thread, ``nice``; the
+command above, mean of seeds 0-2)::
+
+    angle  k   Local  Global  Perso-lin join/refit  Dada join/refit  MOCHA join/refit  online join/refit
+    180    5   0.739  0.042   0.267 / 0.012         0.218 / 0.012    0.248 / 0.133     0.279 / 0.661
+    180    10  0.840  0.047   0.827 / 0.020         0.960 / 0.013    0.767 / 0.147     0.780 / 0.720
+    180    20  0.933  0.042   0.925 / 0.042         0.967 / 0.017    0.908 / 0.117     0.908 / 0.892
+    90     5   0.648  0.491   0.539 / 0.485         0.491 / 0.467    0.564 / 0.552     0.558 / 0.667
+    90     10  0.847  0.500   0.507 / 0.487         0.460 / 0.460    0.460 / 0.620     0.653 / 0.873
+    90     20  0.925  0.475   0.617 / 0.483         0.442 / 0.433    0.592 / 0.692     0.650 / 0.775
+
+The refits are those of the first table (the guard runs in joins only).
+At 180 degrees the guard lifts every family's join at ``k = 10, 20`` to
+0.77-0.97 (Local 0.84 / 0.93); at ``k = 5`` the test cannot fire on most
+newcomers (too few samples) and the joins stay at 0.22-0.28.  At 90
+degrees the joined model is near chance on the newcomer's samples, the
+test rarely fires (Dada and Perso-lin: 1 of 12 newcomers at ``k = 5,
+20``, none at 10, seeds 0-11, ``guardw37_unlike_tests.py``'s docstring)
+and every join stays near Global (0.44-0.65 against Local's
+0.65-0.93).  These are the numbers doc/user_guide/growing.rst quotes
+("Newcomers unlike the federation").
 """
 
 import argparse
