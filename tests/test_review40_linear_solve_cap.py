@@ -16,11 +16,14 @@ import warnings
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+from sklearn.base import clone
 
 from skfed import DecentralizedKernelSGDClassifier
 from skfed.network import SimulatedNetwork, payload_bytes
 from skfed.online import _linear_solve as ls
 from skfed.online._network_function import smooth_loss
+
+from ._helpers.mpi import launch, needs_mpi, saved_cases
 
 
 def _federation(seed=1, scale=1.0, n_nodes=6, rows=30, d=4):
@@ -105,3 +108,23 @@ def test_degenerate_federations_solve_near_the_optimum(case):
     # one node: no paired t, the gate stays closed
     if case == "one node":
         assert np.isnan(gate["t"][0]) and not gate["open"][0]
+
+
+@needs_mpi
+def test_capped_solve_on_mpi_equals_simulation(tmp_path):
+    # the cap is the root's: the MPI engine's root stops at the same point
+    # (20 evaluations, the last accepted iterate) as the simulation, bit for bit
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(480, 10)) * 1e4
+    y, g = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int), np.repeat(np.arange(12), 40)
+    est = DecentralizedKernelSGDClassifier(kernel="rbf", gamma=0.5, max_epochs=3,
+                                           random_state=0, join_function="auto")
+    cases = saved_cases([("capped", est, X, y, g, None)], tmp_path)
+    run = launch(2, cases, tmp_path / "n2")["capped"]
+    sim = clone(est).fit(X, y, groups=g)
+    assert sim.network_linear_gate_["evaluations"][0] == 2 * ls.ITERATIONS
+    np.testing.assert_array_equal(run.network_linear_gate_["evaluations"],
+                                  sim.network_linear_gate_["evaluations"])
+    np.testing.assert_array_equal(run.network_linear_coef_[0], sim.network_linear_coef_[0])
+    np.testing.assert_array_equal(run.network_linear_gate_["t"], sim.network_linear_gate_["t"])
+    assert run.n_bytes_sent_ == sim.n_bytes_sent_
