@@ -34,11 +34,11 @@ import warnings
 
 import numpy as np
 from scipy.stats import binom
-from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes
 from guardw37_own_fit import own_fit_pvalues
+from table_cells import table_cells
 
 import skfed._graph_join as graph_join
 import skfed._graph_join_unlike as graph_guard
@@ -85,27 +85,17 @@ def main():
     warnings.filterwarnings("ignore")
     new_nodes._import_joins()
     every = []
-    with threadpool_limits(1):
-        for name in args.datasets.split(","):
-            for seed in (int(s) for s in args.seeds.split(",")):
-                data = new_nodes.load(name, seed)
-                X, y, groups, task = data[:4]
-                extra = data[4] if len(data) > 4 else None
-                fit_rows, _, order = new_nodes.split(X, y, groups, seed, extra)
-                for family in args.families.split(","):
-                    base = new_nodes.make_estimator(family, task, seed)
-                    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
-                    for k in (int(s) for s in args.ks.split(",")):
-                        train, _ = new_nodes.new_node_rows(order, k)
-                        SEEN.clear()
-                        new_nodes.add_nodes(copy.deepcopy(base), X[train], y[train], groups[train])
-                        p = np.array(SEEN).reshape(-1, 3)
-                        every.append(p)
-                        counts = " ".join(f"{t} {int(np.sum(p[:, i] < 0.01))}/{int(np.sum(p[:, i] < 0.05))}"
-                                          for i, t in enumerate(("binom", "rank", "own")))
-                        low = p[:, 2].min() if len(p) else 1.0
-                        print(f"{family:8s} {name:8s} seed {seed} k {k:2d}: tested {len(p):3d}  "
-                              f"<0.01/<0.05: {counts}  min own p {low:.4f}", flush=True)
+    for c in table_cells(args):
+        SEEN.clear()
+        new_nodes.add_nodes(copy.deepcopy(c.base), c.X[c.train], c.y[c.train],
+                            c.groups[c.train])
+        p = np.array(SEEN).reshape(-1, 3)
+        every.append(p)
+        counts = " ".join(f"{t} {int(np.sum(p[:, i] < 0.01))}/{int(np.sum(p[:, i] < 0.05))}"
+                          for i, t in enumerate(("binom", "rank", "own")))
+        low = p[:, 2].min() if len(p) else 1.0
+        print(f"{c.family:8s} {c.name:8s} seed {c.seed} k {c.k:2d}: tested {len(p):3d}  "
+              f"<0.01/<0.05: {counts}  min own p {low:.4f}", flush=True)
     p = np.concatenate(every)
     print(f"total tested {len(p)}; own-fit test under 0.01: {int(np.sum(p[:, 2] < 0.01))}, "
           f"under 0.05: {int(np.sum(p[:, 2] < 0.05))}; smallest {p[:, 2].min():.4f}")

@@ -9,7 +9,8 @@ factor of least held-back loss was solved on every node
 (``skfed.online._linear_solve.solve_fixed``); this module keeps the earlier
 rule for the benchmarks that compare the two
 (``online_join_linear_alpha.py``, ``onlinedef37_linear_cut.py``), built on
-the library's ``lbfgs``, ``nystrom_model`` and ``Reports``.
+the library's ``lbfgs``, ``nystrom_model`` and ``Reports`` (here
+:class:`HeldReports`: the held-back nodes answer in the same round).
 ``tests/test_online28_linear_alpha.py`` checks it against centralized
 solves.
 """
@@ -25,6 +26,23 @@ MIN_NODES = 5
 FALLBACK_FACTOR = 10.0
 PATH_ITERATIONS = 10
 FINAL_ITERATIONS = 20
+
+
+class HeldReports(Reports):
+    """:class:`~skfed.online._linear_solve.Reports` of the ``train`` nodes
+    whose rounds also carry the ``held`` nodes' summed loss and weight:
+    ``reports(A)`` is ``(train's summed report, held's (loss, weight))``,
+    zeros without held nodes, one tree round a point."""
+
+    def __init__(self, evaluate, train, held):
+        super().__init__(evaluate, train)
+        self.held = held
+
+    def _report(self, A):
+        train = super()._report(A)
+        held = (self.evaluate(A, self.held).sum(axis=0) if len(self.held)
+                else np.zeros_like(train))
+        return train, held[:2]
 
 
 def held_back_nodes(nodes, random_state):
@@ -53,11 +71,11 @@ def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature,
     model = None if sketch is None else nystrom_model(sketch, omega)
     A = np.zeros(shape)
     if not len(held):
-        reports = Reports(evaluate, np.asarray(nodes), held)
-        A = lbfgs(A, FALLBACK_FACTOR * alpha, lambda A: reports(A)[0], model, curvature,
+        reports = Reports(evaluate, np.asarray(nodes))
+        A = lbfgs(A, FALLBACK_FACTOR * alpha, reports, model, curvature,
                   FINAL_ITERATIONS + PATH_ITERATIONS)
         return A, FALLBACK_FACTOR, [], reports.evaluations
-    reports = Reports(evaluate, train, held)
+    reports = HeldReports(evaluate, train, held)
     W_all = float(reports(A)[0][1] + reports(A)[1][1])
     W_train = float(reports(A)[0][1])
     # (the sketch sums every node; the held-out solve's Hessian is about
@@ -74,7 +92,7 @@ def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature,
         if len(path) == 1 and carry_on is not None and not carry_on(A):
             return A, factor, path, reports.evaluations
     factor = min(path, key=lambda p: (p[1], -p[0]))[0]
-    everyone = Reports(evaluate, np.asarray(nodes), held[:0])
-    A = lbfgs(solved[factor], factor * alpha, lambda A: everyone(A)[0], model, curvature,
+    everyone = Reports(evaluate, np.asarray(nodes))
+    A = lbfgs(solved[factor], factor * alpha, everyone, model, curvature,
               FINAL_ITERATIONS)
     return A, factor, path, reports.evaluations + everyone.evaluations

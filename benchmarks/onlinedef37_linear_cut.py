@@ -141,9 +141,8 @@ def run(seed, k=5):
     model = ls.nystrom_model(caught["sketch"], caught["omega"])
     for f in FACTORS:
         for cap in CAPS:
-            reports = ls.Reports(caught["evaluate"], caught["nodes"], caught["nodes"][:0])
-            w = ls.lbfgs(np.zeros(caught["shape"]), f * ALPHA, lambda A, r=reports: r(A)[0],
-                         model, 2.0, cap)
+            reports = ls.Reports(caught["evaluate"], caught["nodes"])
+            w = ls.lbfgs(np.zeros(caught["shape"]), f * ALPHA, reports, model, 2.0, cap)
             hit = np.where(np.asarray(X[test], dtype=np.float64) @ w[:, 0] > 0, 1.0, -1.0)
             out[f"x{f:g} N{cap}"] = (100 * np.mean(hit == truth), reports.evaluations)
     return out
@@ -164,9 +163,8 @@ def fixed_solve(factor, cap, early=0):
 
     def solve(shape, alpha, evaluate, nodes, sketch, omega, curvature):
         model = None if sketch is None else ls.nystrom_model(sketch, omega)
-        reports = ls.Reports(evaluate, np.asarray(nodes), np.asarray(nodes)[:0])
-        A = ls.lbfgs(np.zeros(shape), factor * alpha, lambda A: reports(A)[0], model,
-                     curvature, cap)
+        reports = ls.Reports(evaluate, np.asarray(nodes))
+        A = ls.lbfgs(np.zeros(shape), factor * alpha, reports, model, curvature, cap)
         return A, reports.evaluations
 
     saved = _linear.solve_fixed

@@ -34,10 +34,10 @@ import sys
 import warnings
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes
+from table_cells import add_row, table_cells
 
 import skfed._join_unlike as guard
 
@@ -73,39 +73,25 @@ def main():
     warnings.filterwarnings("ignore")
     new_nodes._import_joins()
     total = {"tested": 0, "flagged": 0, "rows": 0, "identical": 0}
-    with threadpool_limits(1):
-        for name in args.datasets.split(","):
-            for seed in (int(s) for s in args.seeds.split(",")):
-                data = new_nodes.load(name, seed)
-                X, y, groups, task = data[:4]
-                extra = data[4] if len(data) > 4 else None
-                fit_rows, _, order = new_nodes.split(X, y, groups, seed, extra)
-                for family in args.families.split(","):
-                    base = new_nodes.make_estimator(family, task, seed)
-                    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
-                    for k in (int(s) for s in args.ks.split(",")):
-                        train, test = new_nodes.new_node_rows(order, k)
-                        out = {}
-                        for off in (False, True):
-                            STATE.update(off=off, tested=0, flagged=0)
-                            joined = copy.deepcopy(base)
-                            new_nodes.add_nodes(joined, X[train], y[train], groups[train])
-                            out[off] = (joined, STATE["tested"], STATE["flagged"])
-                        (on, tested, flagged), (off, _, _) = out[False], out[True]
-                        Xt, gt = X[test], groups[test]
-                        same = (np.array_equal(_values(on, Xt, gt), _values(off, Xt, gt))
-                                and on.join_communication_.total_bytes
-                                == off.join_communication_.total_bytes)
-                        pon, poff = on.predict(Xt, groups=gt), off.predict(Xt, groups=gt)
-                        moved = len(np.unique(gt[pon != poff]))
-                        print(f"{family:8s} {name:8s} seed {seed} k {k:2d}: tested {tested:3d} "
-                              f"flagged {flagged:2d}  join {100 * np.mean(pon == y[test]):.3f} "
-                              f"(off {100 * np.mean(poff == y[test]):.3f})  identical {same}  "
-                              f"newcomers moved {moved}", flush=True)
-                        total["tested"] += tested
-                        total["flagged"] += flagged
-                        total["rows"] += 1
-                        total["identical"] += int(same)
+    for c in table_cells(args):
+        out = {}
+        for off in (False, True):
+            STATE.update(off=off, tested=0, flagged=0)
+            joined = copy.deepcopy(c.base)
+            new_nodes.add_nodes(joined, c.X[c.train], c.y[c.train], c.groups[c.train])
+            out[off] = (joined, STATE["tested"], STATE["flagged"])
+        (on, tested, flagged), (off, _, _) = out[False], out[True]
+        Xt, gt, yt = c.X[c.test], c.groups[c.test], c.y[c.test]
+        same = (np.array_equal(_values(on, Xt, gt), _values(off, Xt, gt))
+                and on.join_communication_.total_bytes
+                == off.join_communication_.total_bytes)
+        pon, poff = on.predict(Xt, groups=gt), off.predict(Xt, groups=gt)
+        moved = len(np.unique(gt[pon != poff]))
+        print(f"{c.family:8s} {c.name:8s} seed {c.seed} k {c.k:2d}: tested {tested:3d} "
+              f"flagged {flagged:2d}  join {100 * np.mean(pon == yt):.3f} "
+              f"(off {100 * np.mean(poff == yt):.3f})  identical {same}  "
+              f"newcomers moved {moved}", flush=True)
+        add_row(total, tested, flagged, same)
     print(f"total: {total}")
 
 

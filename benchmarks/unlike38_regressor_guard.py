@@ -59,6 +59,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes
+from table_cells import add_row, table_cells
 
 import skfed._join_unlike as guard
 
@@ -141,10 +142,7 @@ def _compare(base, joining, fresh, task, label, total):
     print(f"{label}: tested {tested:3d} flagged {flagged:2d}  join "
           f"{new_nodes.score(task, yt, pon):7.3f} (off {new_nodes.score(task, yt, poff):7.3f})"
           f"  identical {same}  min p {_min(p)}", flush=True)
-    total["tested"] += tested
-    total["flagged"] += flagged
-    total["rows"] += 1
-    total["identical"] += int(same)
+    add_row(total, tested, flagged, same)
 
 
 def run_synthetic(args):
@@ -181,21 +179,10 @@ def main():
             run_synthetic(args)
         return
     total = {"tested": 0, "flagged": 0, "rows": 0, "identical": 0}
-    with threadpool_limits(1):
-        for name in args.datasets.split(","):
-            for seed in (int(s) for s in args.seeds.split(",")):
-                data = new_nodes.load(name, seed)
-                X, y, groups, task = data[:4]
-                extra = data[4] if len(data) > 4 else None
-                fit_rows, _, order = new_nodes.split(X, y, groups, seed, extra)
-                for family in args.families.split(","):
-                    base = new_nodes.make_estimator(family, task, seed)
-                    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
-                    for k in (int(s) for s in args.ks.split(",")):
-                        train, test = new_nodes.new_node_rows(order, k)
-                        _compare(base, (X[train], y[train], groups[train]),
-                                 (X[test], y[test], groups[test]), task,
-                                 f"{family:8s} {name:8s} seed {seed} k {k:2d}", total)
+    for c in table_cells(args):
+        _compare(c.base, (c.X[c.train], c.y[c.train], c.groups[c.train]),
+                 (c.X[c.test], c.y[c.test], c.groups[c.test]), c.task,
+                 f"{c.family:8s} {c.name:8s} seed {c.seed} k {c.k:2d}", total)
     print(f"total: {total}")
 
 

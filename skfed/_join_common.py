@@ -60,6 +60,21 @@ def _plain_arrays(est, X, y, y_numeric):
     return X, np.ascontiguousarray(y)
 
 
+def _check_fits_dtype(X, dtype, name):
+    """Refuse newcomers' ``X`` holding a value above the largest ``dtype``
+    (the fit's, which the join casts ``X`` to: a float64 newcomer's 1e39
+    became inf in a float32 fit's join, review40), naming ``X``."""
+    data = X.data if sparse.issparse(X) else X
+    if data.size == 0 or data.dtype.itemsize <= dtype.itemsize:
+        return
+    top = float(np.max(np.abs(data)))
+    if top > float(np.finfo(dtype).max):
+        raise ValueError(
+            f"X of the new nodes holds a value of magnitude {top:.3g}, above the largest "
+            f"{dtype} ({float(np.finfo(dtype).max):.3g}), the dtype this {name} was fitted "
+            "in; rescale it (e.g. StandardScaler for features).")
+
+
 def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
                        accept_sparse=False, y_numeric=False):
     """Validate the data of ``add_nodes``: every sample is of a new node.
@@ -168,22 +183,24 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
                 "fitted federation has no model of them. Refit with fit to add "
                 "classes."
             )
+    # The dtype the join computes in: the online learners' stored fit
+    # dtype, the graph family's fitted models' (its join casts everything to
+    # them: a float32 fit joins in float32 whatever the newcomers' X), else
+    # the newcomers' X's.
+    fitted = stored
+    if fitted is None and hasattr(est, "_full_coef"):
+        fitted = est.coef_.dtype  # (the dtype of _graph_join._models)
+    if fitted is not None:
+        _check_fits_dtype(X_features, np.dtype(fitted), name)
     dtype = getattr(est, "_dtype", None)
     if dtype is not None and X_features.dtype != dtype:
         X_features = X_features.astype(dtype)
     if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
         # validated in float64 (a weight X's dtype cannot hold is the user's
-        # finite value, not "infinity"), then kept in the fit's dtype
+        # finite value, not "infinity"), then kept in the join's dtype
         sample_weight = check_sample_weight(sample_weight, X_features, dtype=np.float64,
                                             working=weights_working_dtype(est, working),
                                             allow_all_zero_weights=True)  # (named below)
-        # The weights' dtype is the one the join computes in: the online
-        # learners' stored fit dtype, the graph family's fitted models' (its
-        # join casts everything to them: a float32 fit joins in float32
-        # whatever the newcomers' X), else the newcomers' X's.
-        fitted = stored
-        if fitted is None and hasattr(est, "_full_coef"):
-            fitted = est.coef_.dtype  # (the dtype of _graph_join._models)
         target = np.dtype(X_features.dtype if fitted is None else fitted)
         whose, fix = ((f"the dtype this {name} was fitted in", "rescale the weights")
                       if fitted is not None else

@@ -78,9 +78,9 @@ def test_preconditioned_lbfgs_from_a_warm_start_equals_scipy(rank):
     if rank == X.shape[1]:   # the whole X'X: the model is exact
         U, lam = model
         np.testing.assert_allclose(U @ np.diag(lam) @ U.T, X.T @ X, rtol=1e-6, atol=1e-6)
-    reports = ls.Reports(_evaluate(X, y, nodes), np.arange(10), np.arange(0))
+    reports = ls.Reports(_evaluate(X, y, nodes), np.arange(10))
     start = np.random.RandomState(1).normal(size=(X.shape[1], 1))
-    A = ls.lbfgs(start, alpha, lambda A: reports(A)[0], model, 2.0, 500)
+    A = ls.lbfgs(start, alpha, reports, model, 2.0, 500)
     gap = objective(A[:, 0])[0] - objective(ref)[0]
     assert -1e-9 * objective(ref)[0] <= gap <= 1e-7 * objective(ref)[0]
     # strong convexity: ||w - w*||^2 <= 2 gap / (alpha W)
@@ -88,8 +88,8 @@ def test_preconditioned_lbfgs_from_a_warm_start_equals_scipy(rank):
     # at a cap of 10 iterations the preconditioned solve is nearer the
     # optimum than the plain one (the Hessian's large directions are in the
     # sketch)
-    plain = ls.lbfgs(np.zeros((X.shape[1], 1)), alpha, lambda A: reports(A)[0], None, 2.0, 10)
-    capped = ls.lbfgs(np.zeros((X.shape[1], 1)), alpha, lambda A: reports(A)[0], model, 2.0, 10)
+    plain = ls.lbfgs(np.zeros((X.shape[1], 1)), alpha, reports, None, 2.0, 10)
+    capped = ls.lbfgs(np.zeros((X.shape[1], 1)), alpha, reports, model, 2.0, 10)
     assert objective(capped[:, 0])[0] < objective(plain[:, 0])[0]
 
 
@@ -145,7 +145,7 @@ def test_few_nodes_fall_back_without_holding_back(ch):
     assert objective(A[:, 0])[0] - objective(ref)[0] <= 1e-4 * objective(ref)[0]
 
 
-def test_reports_one_round_per_point():
+def test_reports_one_round_per_point(ch):
     X, y, nodes = _problem()
     calls = []
     evaluate = _evaluate(X, y, nodes)
@@ -153,7 +153,7 @@ def test_reports_one_round_per_point():
     def counted(A, part):
         calls.append(len(part))
         return evaluate(A, part)
-    reports = ls.Reports(counted, np.arange(8), np.array([8, 9]))
+    reports = ch.HeldReports(counted, np.arange(8), np.array([8, 9]))
     A = np.ones((X.shape[1], 1)) * 0.1
     train, held = reports(A)
     reports(A.copy())
