@@ -6,14 +6,13 @@ below float32's 3.4e38) has a total of inf, and its feature means
 (sums / inf) become 0: the node is silently not centred (a RuntimeWarning
 "overflow encountered in reduceat" only).  The problem is the same (the
 centring is a reparametrization) but its preconditioning is lost.
-Reference: the NumPy float64 weighted means.  Fix (not review40's file,
-``_perso_lin.py:138``): take ``sw`` in float64 in the ``np.where``.
+Reference: the NumPy float64 weighted means.  Fixed: the weights are
+taken in float64 before the sums.
 """
 
 import warnings
 
 import numpy as np
-import pytest
 
 from skfed.boosting._perso_lin import _centred_block
 
@@ -34,9 +33,6 @@ def test_centring_means_are_the_weighted_means():
         np.testing.assert_allclose(means, ref, rtol=1e-6)   # (float32 totals)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "skfed/boosting/_perso_lin.py:138 _centred_block: np.where(sw > 0, sw, 0.0) keeps float32 "
-    "weights, whose per-node total overflows (30 x 3e38 = inf): the means become 0"))
 def test_centring_means_with_float32_weights_near_their_largest():
     X, seg, ref = _design()
     with warnings.catch_warnings():

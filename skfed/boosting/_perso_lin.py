@@ -135,7 +135,7 @@ def _centred_block(X, sw, seg, n_penalized):
     if c == 0 or not np.all(X[:, n_penalized] == c):
         return X, None
     lengths = np.diff(seg)
-    w = np.where(np.asarray(sw, dtype=np.float64) > 0, sw, 0.0)
+    w = np.fmax(np.asarray(sw, dtype=np.float64), 0.0)   # float64: float32 totals overflow
     means = np.zeros((len(lengths), n_penalized))
     filled = lengths > 0
     if filled.any():
@@ -309,7 +309,7 @@ def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penal
     owner = np.repeat(np.arange(K), lengths)
     Xd = np.asarray(X, dtype=np.float64)
     th = np.asarray(theta, dtype=np.float64)
-    w = np.where(np.asarray(sw, dtype=np.float64) > 0, sw, 0.0)
+    w = np.fmax(np.asarray(sw, dtype=np.float64), 0.0)   # float64: float32 totals overflow
     q = w * np.asarray(inv_mass, dtype=np.float64)[owner]          # (N,)
     y = np.asarray(Y, dtype=np.float64)                            # (P, N)
     base = np.einsum("ij,ipj->pi", Xd[:, :n_penalized], th[owner, :, :n_penalized])
