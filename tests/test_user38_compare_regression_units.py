@@ -75,3 +75,10 @@ def test_mean_node_regression_loss_stays_in_r2():
     gap = float(match.group(3))
     assert -1 < gap < 0  # a difference of R^2 values
     assert abs(gap - (float(match.group(1)) - float(match.group(2)))) <= 0.0015
+
+
+def test_header_of_a_loader_without_split_text():
+    # SplitData's split defaults to "": the header line ended in "; " with nothing after
+    text = _result().format()
+    header = text.splitlines()[1]
+    assert header == "4 nodes, 240 training / 80 test samples, 12 features.", header

@@ -86,7 +86,7 @@ def format_table(result):
     out = [
         f"skfed compare: {info['dataset']} - {info['description']}",
         f"{info['n_nodes']} nodes, {info['n_train']:,} training / {info['n_test']:,} test samples, "
-        f"{info['n_features']} features; {info['split']}",
+        f"{info['n_features']} features" + (f"; {info['split']}" if info["split"] else "."),
         f"seeds: {', '.join(map(str, seeds))}"
         + (" (mean ± std over seeds)" if len(seeds) > 1 else ""),
         "",
