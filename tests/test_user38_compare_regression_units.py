@@ -82,3 +82,9 @@ def test_header_of_a_loader_without_split_text():
     text = _result().format()
     header = text.splitlines()[1]
     assert header == "4 nodes, 240 training / 80 test samples, 12 features.", header
+
+
+def test_regression_reason_does_not_speak_of_decision_boundaries_only():
+    line = next(x for x in loss_reasons(_result()) if x.startswith("global-linear:"))
+    assert line.endswith("why: one linear model shared by every node cannot follow node-specific "
+                         "decision boundaries (in a regression: node-specific functions).")
