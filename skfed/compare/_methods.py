@@ -233,7 +233,7 @@ _METHOD_TABLE = (
         param_grid={"linearsvc__C": [0.01, 0.1, 1.0, 10.0]},
         baseline="global",
         behind_note="one linear model shared by every node cannot follow node-specific "
-        "decision boundaries",
+        "decision boundaries (in a regression: node-specific functions)",
     ),
     MethodSpec(
         "local-linear", _local(_linear), tasks=ALL_TASKS,
@@ -254,7 +254,7 @@ _METHOD_TABLE = (
         param_grid={"svc__C": [0.1, 1.0, 10.0]},
         baseline="global",
         behind_note="one kernel model shared by every node cannot follow node-specific "
-        "decision boundaries",
+        "decision boundaries (in a regression: node-specific functions)",
     ),
     MethodSpec(
         "local-svm", _local(_svm), tasks=ALL_TASKS,

@@ -86,7 +86,7 @@ def format_table(result):
     out = [
         f"skfed compare: {info['dataset']} - {info['description']}",
         f"{info['n_nodes']} nodes, {info['n_train']:,} training / {info['n_test']:,} test samples, "
-        f"{info['n_features']} features; {info['split']}",
+        f"{info['n_features']} features" + (f"; {info['split']}" if info["split"] else "."),
         f"seeds: {', '.join(map(str, seeds))}"
         + (" (mean ± std over seeds)" if len(seeds) > 1 else ""),
         "",
@@ -251,7 +251,12 @@ def _against(result, method, baseline, columns):
             unit = "node" if column == "mean_node_score" else "sample"
             mean, se = _noise(_paired(result, method, baseline, unit))
             within = abs(mean) < _NOISE_SE * se
-            detail = f"{mean:+.3f} ± {se:.3f} over {unit}s"
+            if unit == "sample" and result.info["metric"] == "r2":
+                # A pooled R^2 is not a mean over samples: the paired differences
+                # are of squared errors, in the target's squared units.
+                detail = f"squared error {-mean:+.4g} ± {se:.4g} a sample"
+            else:
+                detail = f"{mean:+.3f} ± {se:.3f} over {unit}s"
         (noise if within else real).append(f"{words} ({detail})")
     parts = []
     if noise:

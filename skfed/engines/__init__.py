@@ -60,8 +60,8 @@ def require_extra(extra):
         return importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(
-            f"{purpose} needs the optional dependency {module!r}, which is not "
-            f"installed: {install_hint(extra)}"
+            f"{purpose[0].upper()}{purpose[1:]} need the optional dependency {module!r}, "
+            f"which is not installed: {install_hint(extra)}"
         ) from exc
 
 
