@@ -49,9 +49,10 @@ from new_nodes_mocha_trust import coherence
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from skfed.multitask import _rehearsal
+from skfed.multitask import _join_coherent, _rehearsal
 
 MS = (5, 20)
+BITS = (0, 4)  # --bits: the rule's upload rounded to b bits a value (0: exact)
 # new_nodes_mocha_centre_heldout's two held-out families (few big nodes)
 nn.RELATED.update({
     "related-clustered-big": {"n_nodes": 40, "structure": "clustered", "n_samples_per_node": 150},
@@ -91,6 +92,27 @@ def _fit(name, seed):
     return X, y, g, task, fit_rows, order, est
 
 
+def _with_centres(est, Xk, yk, gk, centres):
+    """A copy of ``est`` joined with ``centres`` ``(n_new, d')`` (sorted
+    newcomers) as their prior centres at the package's rehearsed scale."""
+    original = _rehearsal.Rehearsal.centres_for
+    _rehearsal.Rehearsal.centres_for = lambda self, counts, M, c=centres: c[None, :, :].copy()
+    try:
+        return copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
+    finally:
+        _rehearsal.Rehearsal.centres_for = original
+
+
+def package_rule(est, W, Xk, yk, gk):
+    """skfed.multitask._join_coherent's centres for these newcomers (or None)."""
+    order = np.argsort(gk, kind="stable")
+    _, counts = np.unique(gk, return_counts=True)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    Y = np.where(yk[order] == est.classes_[1], 1.0, -1.0)[None, :]
+    return _join_coherent.coherent_centres(est, W[None], est._features(Xk[order]), Y,
+                                           np.ones(len(order)), offsets)
+
+
 def run(name, seed, ks, out):
     X, y, g, task, fit_rows, order, est = _fit(name, seed)
     gate = getattr(getattr(est, "_join_rehearsal", None), "neighbours", None)
@@ -112,15 +134,18 @@ def run(name, seed, ks, out):
         ys = np.where(yk == classes[1], 1.0, -1.0)
         for m in MS:
             for tag in ("loss", "margin"):
-                centres = ranked_centres(W, Zk, ys, gk, m, tag)
-                original = _rehearsal.Rehearsal.centres_for
-                _rehearsal.Rehearsal.centres_for = (
-                    lambda self, counts, M, c=centres: c[None, :, :].copy())
-                try:
-                    joined = copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
-                finally:
-                    _rehearsal.Rehearsal.centres_for = original
+                joined = _with_centres(est, Xk, yk, gk, ranked_centres(W, Zk, ys, gk, m, tag))
                 row[f"{tag}{m}"] = nn.score(task, yt, joined.predict(Xt, groups=gt))
+        for b in BITS:  # the package's rule (margin5, gated), its upload at b bits
+            sent = _join_coherent.sent_sums
+            _join_coherent.sent_sums = (lambda S, bits=None: S) if b == 0 else (
+                lambda S, bits=None, b=b, sent=sent: sent(S, b))
+            try:
+                centres = package_rule(est, W, Xk, yk, gk)
+            finally:
+                _join_coherent.sent_sums = sent
+            row[f"rule{b}"] = row["join"] if centres is None else nn.score(
+                task, yt, _with_centres(est, Xk, yk, gk, centres[0]).predict(Xt, groups=gt))
         print(json.dumps({key: (round(v, 3) if isinstance(v, float) else v)
                           for key, v in row.items()}), flush=True)
         if out:
@@ -146,6 +171,9 @@ def summarize(rows):
         for k in sorted({r["k"] for r in here}):
             at = [r for r in here if r["k"] == k]
             parts = [f"join {np.mean([r['join'] for r in at]):.2f}"]
+            rules = sorted({c for r in at for c in r if c.startswith("rule")})
+            parts += [f"{c} {np.mean([r[c] for r in at]):.2f}" for c in rules
+                      if all(c in r for r in at)]
             parts += [f"{c} {np.mean([r[c] for r in at]):.2f}" for c in cols]
             parts += [f"g-{c} {np.mean([gated(r, c) for r in at]):.2f}" for c in cols]
             parts += [f"Global {np.mean([r['Global'] for r in at]):.2f}",
@@ -160,11 +188,14 @@ def main():
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--out", default=None)
     parser.add_argument("--from-json", default=None)
+    parser.add_argument("--bits", default="0,4", help="the rule's upload bits (0: exact)")
     args = parser.parse_args()
     if args.from_json:
         with open(args.from_json) as fh:
             summarize([json.loads(line) for line in fh if line.strip()])
         return
+    global BITS
+    BITS = tuple(int(b) for b in args.bits.split(","))
     warnings.simplefilter("ignore", ConvergenceWarning)
     rows = []
     with threadpool_limits(1):
