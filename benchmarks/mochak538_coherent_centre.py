@@ -121,6 +121,7 @@ import warnings
 import new_nodes as nn
 import new_nodes_maha_landmine as maha
 import numpy as np
+from new_nodes_mocha_share import fit_binary_shared
 from new_nodes_mocha_trust import coherence
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
@@ -157,15 +158,22 @@ def ranked_centres(W, Zk, ys, gk, m, rank):
     return W[order].mean(axis=1)
 
 
+_nn_load = nn.load
+
+
+def _load(name, seed):
+    """``new_nodes.load`` plus ``new_nodes_maha_landmine``'s held-out families."""
+    own = name in maha.SHIFTED or name == "shifted-alike"
+    return maha.load(name, seed) if own else _nn_load(name, seed)
+
+
 def _fit(name, seed):
-    data = maha.load(name, seed)
-    X, y, g, task = data[:4]
-    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
-    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
-                                                     groups=g[fit_rows])
-    if est.omega_mode_ != "shared" or est._W.shape[0] != 1 or est.loss != "logistic":
-        raise ValueError("needs the shared model of a binary logistic fit")
-    return X, y, g, task, fit_rows, order, est
+    """``new_nodes_mocha_share.fit_binary_shared`` on :func:`_load`'s families."""
+    nn.load = _load
+    try:
+        return fit_binary_shared(name, seed)
+    finally:
+        nn.load = _nn_load
 
 
 def _with_centres(est, Xk, yk, gk, centres):
