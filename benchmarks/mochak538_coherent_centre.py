@@ -35,7 +35,8 @@ earlier benchmarks'.
     python benchmarks/mochak538_coherent_centre.py --datasets clustered-shifted-weak,related-clustered-big --seeds 0,1,2
 
 ``--from-json FILE`` re-summarizes the rows written by ``--out FILE``.
-Column ``rule<b>`` is the package's rule
+``--factors F`` adds ``rule<b>x<f>`` (the rule at ``f`` times the
+rehearsed scale).  Column ``rule<b>`` is the package's rule
 (:func:`skfed.multitask._join_coherent.coherent_centres`: ``margin5``
 gated at ``rho < 0.7``) with the upload rounded to ``b`` bits a value
 (``--bits``; 0 exact).
@@ -103,6 +104,16 @@ seeds 0-2 all 9 rows identical; related-clustered joins 68.3 / 71.0 / 77.1
 -> 75.8 / 78.7 / 83.9, but its bytes go from 0.0998 / 0.0982 / 0.0974 to
 0.1054 / 0.1038 / 0.1031 of a refit (any upload crosses the tenth there).
 
+A larger prior variance with the margin centre (``--factors 0.5,2,4``:
+the rule's newcomers at ``f`` times their rehearsed scale, which was
+rehearsed around ``w_0``) does not pay: moons seeds 0-11 ``rule4`` 55.11 /
+57.52 / 60.98, x2 55.52 / 57.73 / 61.01, x4 55.55 / 57.98 / 61.11, x0.5
+54.99 / 57.46 / 60.52; seeds 12-17 x4 55.93 / 58.77 / 62.93 (still under
+Local at ``k = 5, 10``); but the clustered families lose to ``rule4`` at
+x2 by up to 1.43 (related-clustered ``k = 10``) and at x4 by up to 2.24
+(related-clustered ``k = 20``; every clustered family loses 0.2-1.9 at
+``k = 10, 20``).  The rehearsed scale stays.
+
 Conclusion: the coherence gate separates the families where the loss /
 margin centre helped (every clustered family, rotated moons) from those
 where it lost (alike families, HAR, School, Landmine), so the rule gains
@@ -130,6 +141,7 @@ from skfed.multitask import _join_coherent, _rehearsal
 
 MS = (5, 20)
 BITS = (0, 4)  # --bits: the rule's upload rounded to b bits a value (0: exact)
+FACTORS = ()  # --factors: also the rule at these multiples of the rehearsed scale
 # new_nodes_mocha_centre_heldout's two held-out families (few big nodes)
 nn.RELATED.update({
     "related-clustered-big": {"n_nodes": 40, "structure": "clustered", "n_samples_per_node": 150},
@@ -176,15 +188,21 @@ def _fit(name, seed):
         nn.load = _nn_load
 
 
-def _with_centres(est, Xk, yk, gk, centres):
+def _with_centres(est, Xk, yk, gk, centres, factor=1.0):
     """A copy of ``est`` joined with ``centres`` ``(n_new, d')`` (sorted
-    newcomers) as their prior centres at the package's rehearsed scale."""
-    original = _rehearsal.Rehearsal.centres_for
+    newcomers) as their prior centres at the package's rehearsed scale
+    (times ``factor``: the prior variance ``c_n`` that much larger)."""
+    original, scales = _rehearsal.Rehearsal.centres_for, _rehearsal.Rehearsal.scales
     _rehearsal.Rehearsal.centres_for = lambda self, counts, M, c=centres: c[None, :, :].copy()
+    if factor != 1.0:
+        def scaled(self, counts, one_class=None):
+            out, asked = scales(self, counts, one_class)
+            return out * factor, asked
+        _rehearsal.Rehearsal.scales = scaled
     try:
         return copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
     finally:
-        _rehearsal.Rehearsal.centres_for = original
+        _rehearsal.Rehearsal.centres_for, _rehearsal.Rehearsal.scales = original, scales
 
 
 def package_rule(est, W, Xk, yk, gk):
@@ -230,6 +248,9 @@ def run(name, seed, ks, out):
                 _join_coherent.sent_sums = sent
             row[f"rule{b}"] = row["join"] if centres is None else nn.score(
                 task, yt, _with_centres(est, Xk, yk, gk, centres[0]).predict(Xt, groups=gt))
+            for f in FACTORS:  # the rule's newcomers at f times their rehearsed scale
+                row[f"rule{b}x{f:g}"] = row["join"] if centres is None else nn.score(
+                    task, yt, _with_centres(est, Xk, yk, gk, centres[0], f).predict(Xt, groups=gt))
         print(json.dumps({key: (round(v, 3) if isinstance(v, float) else v)
                           for key, v in row.items()}), flush=True)
         if out:
@@ -273,13 +294,15 @@ def main():
     parser.add_argument("--out", default=None)
     parser.add_argument("--from-json", default=None)
     parser.add_argument("--bits", default="0,4", help="the rule's upload bits (0: exact)")
+    parser.add_argument("--factors", default="", help="rule<b>x<f>: the rehearsed scale x f")
     args = parser.parse_args()
     if args.from_json:
         with open(args.from_json) as fh:
             summarize([json.loads(line) for line in fh if line.strip()])
         return
-    global BITS
+    global BITS, FACTORS
     BITS = tuple(int(b) for b in args.bits.split(","))
+    FACTORS = tuple(float(f) for f in args.factors.split(",") if f)
     warnings.simplefilter("ignore", ConvergenceWarning)
     rows = []
     with threadpool_limits(1):
