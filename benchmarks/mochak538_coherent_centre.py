@@ -109,10 +109,11 @@ the rule's newcomers at ``f`` times their rehearsed scale, which was
 rehearsed around ``w_0``) does not pay: moons seeds 0-11 ``rule4`` 55.11 /
 57.52 / 60.98, x2 55.52 / 57.73 / 61.01, x4 55.55 / 57.98 / 61.11, x0.5
 54.99 / 57.46 / 60.52; seeds 12-17 x4 55.93 / 58.77 / 62.93 (still under
-Local at ``k = 5, 10``); but the clustered families lose to ``rule4`` at
-x2 by up to 1.43 (related-clustered ``k = 10``) and at x4 by up to 2.24
-(related-clustered ``k = 20``; every clustered family loses 0.2-1.9 at
-``k = 10, 20``).  The rehearsed scale stays.
+Local at ``k = 5, 10``); but at ``k = 10, 20`` every clustered family
+(seeds 0-2, ``--datasets related-clustered,clustered-shifted,
+clustered-shifted-weak,clustered-shifted-corr,related-clustered-big
+--bits 4 --factors 2,4``) loses to ``rule4``: 0.3-1.4 at x2, 0.5-2.3 at
+x4.  The rehearsed scale stays.
 
 Conclusion: the coherence gate separates the families where the loss /
 margin centre helped (every clustered family, rotated moons) from those
