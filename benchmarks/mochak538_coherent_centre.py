@@ -101,8 +101,7 @@ against a 0.1 s refit; the table's CPU ratios (0.10-0.12 on main and with
 the rule alike) are timer noise at 10 ms.  ``--datasets related``: the 36
 rows of the alike families identical (join accuracy and bytes), Landmine
 seeds 0-2 all 9 rows identical, rotated moons with ``--mocha-kernel rbf``
-(random features, d' = 272 on the test's data) all 9 identical (the rule
-does not act there); related-clustered joins 68.3 / 71.0 / 77.1
+(random features) all 9 identical (the rule does not act there); related-clustered joins 68.3 / 71.0 / 77.1
 -> 75.8 / 78.7 / 83.9, but its bytes go from 0.0998 / 0.0982 / 0.0974 to
 0.1054 / 0.1038 / 0.1031 of a refit (any upload crosses the tenth there).
 
