@@ -132,10 +132,6 @@ def test_gate_closed_for_multiclass_and_regressors():
                                np.ones(10), np.array([0, 10])) is None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "skfed/multitask/_join.py (not mochak538's file) does not call "
-    "_join_coherent.coherent_centres yet: a rho < 0.7 fit's newcomers still "
-    "solve toward w_0 and upload no label sum"))
 def test_join_uses_the_margin_centre(rotated, monkeypatch):
     Xn, yn, gn = _tasks([0, 180], 1, 5, offset=100, n=5)
     joined = copy.deepcopy(rotated).add_nodes(Xn, yn, groups=gn)

@@ -217,7 +217,7 @@ from ..network import resolve_network
 from ._compression import _FLOAT
 from ._join_warm import extend_dual_state
 from ._node_data import refuse_dropped_join
-from . import _join_neighbours, _join_unlike
+from . import _join_coherent, _join_neighbours, _join_unlike
 from ._join_cv import held_out_losses
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
@@ -548,7 +548,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
 
     mode = est.omega_mode_
     A = np.zeros((n_new, n_old))
-    rehearsal = neighbours = gate = None
+    rehearsal = neighbours = gate = coherent = None
     # A newcomer lighter than the fitted nodes' mean weight trusts its prior
     # that much more (see the module): c_n is scaled by its confidence.
     mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
@@ -579,6 +579,12 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                 # centre is its nearest-mean nodes' mean model
                 # (skfed.multitask._join_neighbours)
                 M = neighbours.centres(W_server[:, :n_fit], Z, layout.offsets, sw)
+            else:
+                # where the fitted models cancel in w_0, the centre the
+                # server ranks by its label sum (skfed.multitask._join_coherent)
+                coherent = _join_coherent.coherent_centres(
+                    est, W_server[:, :n_fit], Z, Y, sw, layout.offsets)
+                M = M if coherent is None else coherent
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
@@ -595,6 +601,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # scales, answers w_0 and its prior weight lam / c_n.
             # (with the gate open also its feature mean)
             up = 2 + (neighbours.n_features if neighbours is not None else 0)
+            up += 0 if coherent is None else _join_coherent.upload_floats(W_server)
             phases = [[("up", up), ("down", P * d + 1)]]
         else:
             # w_0, mu and the fitted nodes' mean weight
