@@ -38,42 +38,60 @@ cheap here.
 """
 
 import argparse
+import time
 import warnings
 
 import numpy as np
 from sklearn.datasets import make_classification, make_regression
+from sklearn.linear_model import Ridge
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
 
 from skfed import DecentralizedKernelSGDRegressor, PersonalizedLinearClassifier
-from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed.baselines import LocalEstimator
+from skfed.boosting import DecentralizedBoostingClassifier
+from skfed.multitask import (
+    FederatedMultiTaskClassifier,
+    FederatedMultiTaskRegressor,
+    _rehearsal,
+)
+from skfed.online import DecentralizedKernelSGDClassifier
+from skfed.support import FederatedSparseLinearRegression
 
 N_SITES = 8
 
 
-def regression_sites(seed, n_per_site=80):
-    """8 sites: shared coefficients plus 0.3 x their mean size per site, an offset, a shift."""
+def regression_sites(seed, n_per_site=80, n_sites=N_SITES):
+    """Sites: shared coefficients plus 0.3 x their mean size per site, an offset, a shift."""
     rng = np.random.RandomState(seed)
-    X, y, coef = make_regression(n_samples=n_per_site * N_SITES, n_features=12,
+    X, y, coef = make_regression(n_samples=n_per_site * n_sites, n_features=12,
                                  n_informative=8, noise=5.0, coef=True, random_state=seed)
-    site = np.repeat(np.arange(N_SITES), n_per_site)
-    for k in range(N_SITES):
+    site = np.repeat(np.arange(n_sites), n_per_site)
+    for k in range(n_sites):
         rows = site == k
         y[rows] += X[rows] @ (rng.randn(12) * 0.3 * np.abs(coef).mean()) + 20 * rng.randn()
         X[rows] += 0.5 * rng.randn(12)
     return StandardScaler().fit_transform(X), y, site
 
 
-def classification_sites(seed, n_per_site=90):
-    """8 sites of a 3-class problem, each with its own feature shift."""
+def classification_sites(seed, n_per_site=90, n_sites=N_SITES):
+    """Sites of a 3-class problem, each with its own feature shift."""
     rng = np.random.RandomState(seed)
-    X, y = make_classification(n_samples=n_per_site * N_SITES, n_features=10,
+    X, y = make_classification(n_samples=n_per_site * n_sites, n_features=10,
                                n_informative=6, n_redundant=2, n_classes=3,
                                n_clusters_per_class=1, random_state=seed)
-    site = np.repeat(np.arange(N_SITES), n_per_site)
-    for k in range(N_SITES):
+    site = np.repeat(np.arange(n_sites), n_per_site)
+    for k in range(n_sites):
         X[site == k] += 0.6 * rng.randn(10)
     return StandardScaler().fit_transform(X), y, site
+
+
+def binary_sites(seed, n_per_site=90, n_sites=N_SITES):
+    """The 3-class sites' first class against the rest (Dada's and Perso-lin's
+    binary task)."""
+    X, y, site = classification_sites(seed, n_per_site, n_sites)
+    return X, (y == 0).astype(int), site
 
 
 ROWS = {
@@ -86,41 +104,134 @@ ROWS = {
     "online kernel SGD regressor": (regression_sites,
                                     lambda: DecentralizedKernelSGDRegressor(random_state=0),
                                     r2_score),
+    # (bytes38) the families user37 left out
+    "Dada": (binary_sites, lambda: DecentralizedBoostingClassifier(random_state=0),
+             accuracy_score),
+    "online kernel SGD classifier": (classification_sites,
+                                     lambda: DecentralizedKernelSGDClassifier(random_state=0),
+                                     accuracy_score),
+    "sparse linear (support)": (regression_sites,
+                                lambda: FederatedSparseLinearRegression(random_state=0),
+                                r2_score),
+    "LocalEstimator SVC": (classification_sites, lambda: LocalEstimator(SVC()),
+                           accuracy_score),
+    "LocalEstimator Ridge": (regression_sites, lambda: LocalEstimator(Ridge()), r2_score),
 }
 
 
-def run(name, seed, k):
+class _RehearsalBytes:
+    """Wraps :meth:`Rehearsal.collect` to record the bytes of the rehearsal's
+    requests and reports (a MOCHA join's fitted-node traffic besides the
+    feature-mean gate's)."""
+
+    def __init__(self):
+        self.down = self.up = self.messages = 0
+        self._orig = _rehearsal.Rehearsal.collect
+        outer = self
+
+        def collect(rehearsal, counter, asked, float_bytes):
+            class Tap:
+                def broadcast_from_server(self, receivers, payloads):
+                    outer.down += int(np.sum(payloads))
+                    outer.messages += len(payloads)
+                    counter.broadcast_from_server(receivers, payloads)
+
+                def gather_to_server(self, senders, payloads):
+                    outer.up += int(np.sum(payloads))
+                    outer.messages += len(payloads)
+                    counter.gather_to_server(senders, payloads)
+
+            return outer._orig(rehearsal, Tap(), asked, float_bytes)
+
+        _rehearsal.Rehearsal.collect = collect
+
+    def reset(self):
+        self.down = self.up = self.messages = 0
+
+    def restore(self):
+        _rehearsal.Rehearsal.collect = self._orig
+
+
+def run(name, seed, k, n_sites=N_SITES, tap=None):
+    """One join and its refit: scores, the join's over the refit's bytes and
+    a breakdown of the join's bytes (see :func:`breakdown`)."""
     sites, make, metric = ROWS[name]
-    X, y, g = sites(seed)
-    new = g == N_SITES - 1
+    X, y, g = sites(seed, n_sites=n_sites)
+    new = g == n_sites - 1
     rows = np.flatnonzero(new)
     np.random.RandomState(seed).shuffle(rows)
     join, test = rows[:k], rows[k:]
     est = make().fit(X[~new], y[~new], groups=g[~new])
     unseen = metric(y[test], est.predict(X[test], groups=g[test]))
+    if tap is not None:
+        tap.reset()
+    t0 = time.perf_counter()
     est.add_nodes(X[join], y[join], groups=g[join])
+    join_time = time.perf_counter() - t0
     joined = metric(y[test], est.predict(X[test], groups=g[test]))
     keep = ~new
     keep[join] = True
+    t0 = time.perf_counter()
     refit = make().fit(X[keep], y[keep], groups=g[keep])
+    refit_time = time.perf_counter() - t0
     refit_score = metric(y[test], refit.predict(X[test], groups=g[test]))
-    return unseen, joined, refit_score, est.join_communication_.total_bytes / refit.n_bytes_sent_
+    log = est.join_communication_
+    parts = breakdown(log, n_sites - 1, tap)
+    return ([unseen, joined, refit_score, log.total_bytes / refit.n_bytes_sent_],
+            dict(parts, join_time=join_time, refit_time=refit_time,
+                 refit_bytes=refit.n_bytes_sent_))
+
+
+def breakdown(log, n_old, tap=None):
+    """The join's bytes by who sends: ``fitted_up`` (the fitted nodes' sends),
+    ``fitted_down`` (what they receive), ``new_up`` / ``new_down`` (the
+    newcomers'), with their message counts; and, for MOCHA (``tap``), the
+    rehearsal's share of the fitted nodes' bytes."""
+    sent, received = np.asarray(log.bytes_sent), np.asarray(log.bytes_received)
+    msent, mreceived = np.asarray(log.messages_sent), np.asarray(log.messages_received)
+    n_nodes = log.n_nodes
+    out = {"total": int(log.total_bytes), "messages": int(log.total_messages),
+           "fitted_up": int(sent[:n_old].sum()), "fitted_down": int(received[:n_old].sum()),
+           "new_up": int(sent[n_old:n_nodes].sum()), "new_down": int(received[n_old:n_nodes].sum()),
+           "fitted_messages": int(msent[:n_old].sum() + mreceived[:n_old].sum()),
+           "new_messages": int(msent[n_old:n_nodes].sum() + mreceived[n_old:n_nodes].sum())}
+    if tap is not None:
+        out["rehearsal"] = tap.up + tap.down
+        out["rehearsal_messages"] = tap.messages
+    return out
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--ks", type=int, nargs="+", default=[10])
-    parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument("--sites", type=int, nargs="+", default=[N_SITES])
+    parser.add_argument("--rows", nargs="+", default=list(ROWS)[:4], choices=list(ROWS))
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also print where the join's bytes go (means over the seeds)")
+    parser.add_argument("--scores", action="store_true",
+                        help="print every seed's join score (for paired comparisons)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    print(f"{'estimator':<30}{'k':>3}  unseen  join   refit  join bytes / refit bytes")
+    tap = _RehearsalBytes()
+    print(f"{'estimator':<30}{'sites':>5}{'k':>3}  unseen  join   refit  "
+          "join bytes / refit bytes")
     for name in args.rows:
-        for k in args.ks:
-            out = np.array([run(name, seed, k) for seed in args.seeds])
-            mean = out.mean(axis=0)
-            print(f"{name:<30}{k:>3}  {mean[0]:.3f}   {mean[1]:.3f}  {mean[2]:.3f}  "
-                  f"{mean[3]:.2g} ({out[:, 3].min():.2g}-{out[:, 3].max():.2g})")
+        for n_sites in args.sites:
+            for k in args.ks:
+                runs = [run(name, seed, k, n_sites, tap if name.startswith("MOCHA") else None)
+                        for seed in args.seeds]
+                out = np.array([r[0] for r in runs])
+                mean = out.mean(axis=0)
+                print(f"{name:<30}{n_sites:>5}{k:>3}  {mean[0]:.3f}   {mean[1]:.3f}  "
+                      f"{mean[2]:.3f}  {mean[3]:.2g} ({out[:, 3].min():.2g}-"
+                      f"{out[:, 3].max():.2g})")
+                if args.scores:
+                    print("    join scores " + " ".join(f"{v:.4f}" for v in out[:, 1]))
+                if args.breakdown:
+                    parts = {key: np.mean([r[1][key] for r in runs]) for key in runs[0][1]}
+                    print("    " + ", ".join(f"{key} {value:.4g}" for key, value in parts.items()))
+    tap.restore()
 
 
 if __name__ == "__main__":

@@ -78,9 +78,9 @@ import numpy as np
 
 from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
-from ..network import index_bits, payload_bytes
 from ._join_neighbours import feature_neighbours
-from ._rehearsal_centres import CENTRE_BYTES, draw_centres, paired_result, two_class_draws
+from ._rehearsal_bytes import centres_affordable, report_messages
+from ._rehearsal_centres import draw_centres, paired_result, two_class_draws
 from ._state import _LOSSES
 
 __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
@@ -387,6 +387,11 @@ class Rehearsal:
         self.join_centres = [self.w0] + [np.array(c[2], dtype=np.float64).reshape(self.w0.shape)
                                          for c in other]
         self.centre_of = {}  # draw set a -> index of its size's centre
+        # draw set a -> False where its reports could not afford the centres
+        # (skfed.multitask._rehearsal_bytes); the join sets the budget from
+        # the fit's bytes (None: no limit) and the network's header
+        self.centred = {}
+        self.byte_budget, self.header_bytes = None, 0
         # the selected candidate's w0 of that fold and the fold's rows
         fold = getattr(nodes, "share_fold", None) if len(self.centres) > 1 else None
         self.fold_w0 = (None if fold is None
@@ -458,7 +463,7 @@ class Rehearsal:
         self.centre_of[a] = 0
         if self._around() is not None:  # (the gate's centres replace w0 and the others)
             found = [self._solve(*solve, w0=self._draw_centres(k, owners, perms, kept))]
-        elif len(self.centres) < 2:
+        elif len(self.centres) < 2 or not self._centres_affordable(a):
             found = [self._solve(*solve)]
         else:
             # the centres compared on the rows outside their fit (the
@@ -489,6 +494,17 @@ class Rehearsal:
         self._free_rows()
         self.cpu += time.process_time() - start
         return result
+
+    def _centres_affordable(self, a):
+        """Whether draw set ``a`` compares the centres (recorded in
+        ``centred``; :mod:`skfed.multitask._rehearsal_bytes`)."""
+        if a not in self.centred:
+            self.centred[a] = centres_affordable(self, a)
+        return self.centred[a]
+
+    def n_centres(self, a):
+        """The centres draw set ``a``'s ordinary draws report on."""
+        return len(self.centres) if self.centred.get(a, True) else 1
 
     def _around(self):
         return getattr(self, "around", None)
@@ -798,64 +814,14 @@ class Rehearsal:
         """
         if not asked:
             return
-        n_scales = len(REHEARSAL_SCALES)
-        sizes = np.zeros(self.n_nodes, dtype=np.int64)
-        floats = np.zeros(self.n_nodes, dtype=np.int64)
-        bits = np.zeros(self.n_nodes, dtype=np.int64)
-        centre_bits = np.zeros(self.n_nodes, dtype=np.int64)
-        placed = np.zeros(self.n_nodes, dtype=np.int64)  # kept draws centred by the gate
+        nodes, requests, reports, up = report_messages(self, asked, float_bytes)
         for item in asked:
             one = isinstance(item, tuple)
-            a = item[1] if one else item
-            k, owners, perms = self.draws[a]
-            kept = self.one_class_kept[a][0] if one else self.kept[a]
-            np.add.at(sizes, np.unique(owners), 1)
-            if one and len(self.centres) > 1:  # which centre its draws solve toward
-                np.add.at(centre_bits, np.unique(owners), index_bits(len(self.centres)))
-            if self._around() is not None:
-                np.add.at(placed, owners[kept], 1)
-                if not one and self.one_class_kind:  # a bit: whether it holds two classes
-                    np.add.at(bits, owners[kept], 1)
-            for j in np.flatnonzero(kept).tolist():
-                t = int(owners[j])
-                n_held = len(perms[j]) - k
-                # an ordinary draw is scored at every centre, a one-class
-                # draw at its size's centre only; with more than one centre
-                # an ordinary draw also reports every centre's errors on its
-                # held-out rows of the selection's last fold (the selected
-                # candidate's fold w0 in place of w0), as a count: with
-                # their number
-                reports = n_scales * (1 if one else len(self.centres))
-                if not one and len(self.centres) > 1:
-                    reports *= 2
-                if not self.count_reports[t]:
-                    floats[t] += reports
-                elif one:
-                    # its class, its held-out samples per class, then per
-                    # scale its misclassified ones per class
-                    held = self.one_class_kept[a][1][j]
-                    bits[t] += (index_bits(len(held)) + len(held) * index_bits(n_held + 1)
-                                + n_scales * sum(index_bits(int(h) + 1) for h in held))
-                else:
-                    bits[t] += (reports + int(len(self.centres) > 1)) * index_bits(n_held + 1)
-            (self.one_class_collected if one else self.collected).add(a)
-        nodes = np.flatnonzero(sizes).astype(np.intp)
-        size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)
-        requests = np.array([payload_bytes(n_bits=int(n) * size_bits + int(c))
-                             for n, c in zip(sizes[nodes], centre_bits[nodes])],
-                            dtype=np.int64)
-        reports = (floats[nodes] * float_bytes
-                   + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
-                              dtype=np.int64))
-        around = self._around()
-        if around is not None:
-            # with the gate open: up its kept draws' feature means, then
-            # their centres with the request (skfed.multitask._rehearsal_centres)
-            P, _, d = around.W.shape
-            up = np.flatnonzero(placed[nodes])
-            counter.gather_to_server(nodes[up], placed[nodes[up]] * around.n_features
-                                     * CENTRE_BYTES)
-            requests = requests + placed[nodes] * P * d * CENTRE_BYTES
+            (self.one_class_collected if one else self.collected).add(item[1] if one else item)
+        if up is not None:
+            # with the gate open: up its kept draws' feature means first
+            sending = np.flatnonzero(up)
+            counter.gather_to_server(nodes[sending], up[sending])
         counter.broadcast_from_server(nodes, requests)
         counter.gather_to_server(nodes, reports)
 
