@@ -229,7 +229,6 @@ from ._rehearsal import (
     rehearsal_draws,
     rehearse_newcomers,
 )
-from ._rehearsal_bytes import REHEARSAL_BYTE_SHARE
 from ._state import _EXACT_MAX_ITER, _PrimalState
 
 __all__ = ["keep_for_joins", "multitask_join_nodes", "omega_row", "rehearsal_draws", "rehearse_newcomers"]  # and _AddNodesMixin
@@ -564,9 +563,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         if rehearsal is not None and len(rehearsal.sizes):
             fit_log = getattr(est, "communication_", None)
             # what a size's reports may cost with the share selection's
-            # centres (skfed.multitask._rehearsal_bytes)
-            rehearsal.byte_budget = (None if fit_log is None
-                                     else REHEARSAL_BYTE_SHARE * fit_log.total_bytes)
+            # centres: a share of the fit's bytes (skfed.multitask._rehearsal_bytes)
+            rehearsal.fit_bytes = None if fit_log is None else fit_log.total_bytes
             rehearsal.header_bytes = resolve_network(est.network).header_bytes
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))

@@ -388,10 +388,10 @@ class Rehearsal:
                                          for c in other]
         self.centre_of = {}  # draw set a -> index of its size's centre
         # draw set a -> False where its reports could not afford the centres
-        # (skfed.multitask._rehearsal_bytes); the join sets the budget from
-        # the fit's bytes (None: no limit) and the network's header
+        # (skfed.multitask._rehearsal_bytes); the join sets the fit's bytes
+        # (None: no limit) and the network's header
         self.centred = {}
-        self.byte_budget, self.header_bytes = None, 0
+        self.fit_bytes, self.header_bytes = None, 0
         # the selected candidate's w0 of that fold and the fold's rows
         fold = getattr(nodes, "share_fold", None) if len(self.centres) > 1 else None
         self.fold_w0 = (None if fold is None

@@ -23,7 +23,7 @@ nodes; a refit is the fit plus the newcomers); the fitted nodes' gate
 (:mod:`skfed.multitask._join_neighbours`) has its own.  The choice is
 made when the size is first rehearsed, from the fit's bytes, the draws
 and the network's header: the same whichever join asks.  A fit whose
-byte log is unknown (``byte_budget`` None) compares them as before.
+byte log is unknown (``fit_bytes`` None) compares them as before.
 
 On the table's federations (HAR, Landmine, School, rotated moons) the
 centres' reports cost far less than the share, and every row is the same
@@ -133,13 +133,13 @@ def rehearsal_bytes(rehearsal, asked, float_bytes, header_bytes):
 
 def centres_affordable(rehearsal, a, float_bytes=_FLOAT):
     """Whether draw set ``a``'s reports with the share selection's centres
-    cost at most the rehearsal's ``byte_budget`` (see the module)."""
-    budget = getattr(rehearsal, "byte_budget", None)
-    if budget is None:
+    cost at most :data:`REHEARSAL_BYTE_SHARE` of the rehearsal's
+    ``fit_bytes`` (see the module; None: no limit)."""
+    if rehearsal.fit_bytes is None:
         return True
     rehearsal.centred[a] = True
     try:
         cost = rehearsal_bytes(rehearsal, [a], float_bytes, rehearsal.header_bytes)
     finally:
         del rehearsal.centred[a]
-    return cost <= budget
+    return cost <= REHEARSAL_BYTE_SHARE * rehearsal.fit_bytes
