@@ -63,6 +63,12 @@ share selection (small nodes: rotated moons, School, related-small,
 -alike, -clustered, -narrow) have one centre and join exactly as before.
 Cost: one more solve per centre; related-wide's join at ``k = 20`` took
 0.122 of its 0.23 s refit's CPU (0.087 before).
+A size compares the centres only if its reports with them (``2 C``
+times the values of one centre) cost at most
+:data:`~skfed.multitask._rehearsal_bytes.REHEARSAL_BYTE_SHARE` of the
+fit's bytes, else it is rehearsed around ``w_0`` alone: on small
+federations they were most of a join's bytes (8 sites: 0.31-0.34 of a
+refit's, 0.06-0.07 without them; :mod:`skfed.multitask._rehearsal_bytes`).
 
 With the feature-mean gate open (:mod:`skfed.multitask._join_neighbours`)
 newcomers are centred on their nearest fitted nodes' mean model, and so is
@@ -461,7 +467,7 @@ class Rehearsal:
         kept = self.kept[a]
         solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
         self.centre_of[a] = 0
-        if self._around() is not None:  # (the gate's centres replace w0 and the others)
+        if self.around is not None:  # (the gate's centres replace w0 and the others)
             found = [self._solve(*solve, w0=self._draw_centres(k, owners, perms, kept))]
         elif len(self.centres) < 2 or not self._centres_affordable(a):
             found = [self._solve(*solve)]
@@ -486,7 +492,7 @@ class Rehearsal:
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
         self.results[a] = result
-        if self._around() is not None and self.one_class_kind:
+        if self.around is not None and self.one_class_kind:
             # a two-class newcomer's scale, from the draws like it
             # (skfed.multitask._rehearsal_centres)
             Y = {t: v[1] for t, v in self.data.items()}
@@ -506,15 +512,12 @@ class Rehearsal:
         """The centres draw set ``a``'s ordinary draws report on."""
         return len(self.centres) if self.centred.get(a, True) else 1
 
-    def _around(self):
-        return getattr(self, "around", None)
-
     def _draw_centres(self, k, owners, perms, kept):
         """The draws' centres with the gate open (``(P, n_draws, d')``;
         :mod:`skfed.multitask._rehearsal_centres`)."""
         Z = {t: v[0] for t, v in self.data.items()}
         sw = {t: v[2] for t, v in self.data.items()}
-        return self._around().centres(Z, sw, k, owners, perms, kept, self.w0)
+        return self.around.centres(Z, sw, k, owners, perms, kept, self.w0)
 
     def _views(self):
         """{node t: its part of Z, Y and sw} (views; empty once freed)."""
@@ -674,7 +677,7 @@ class Rehearsal:
         # only the kept draws are solved (on nodes of few samples most are not)
         idx = np.flatnonzero(kept)
         ones = np.ones(len(idx), dtype=bool)
-        centre = (self.centres[self.centre_of.get(a, 0)] if self._around() is None or not idx.size
+        centre = (self.centres[self.centre_of.get(a, 0)] if self.around is None or not idx.size
                   else self._draw_centres(k, owners[idx], [perms[j] for j in idx], ones))
         self.one_class_errors[a] = (
             self._solve(k, owners[idx], [perms[j] for j in idx], ones,
@@ -751,7 +754,7 @@ class Rehearsal:
             chosen = size_scale(errors, se)
             here = reach & (near == i)
             out[here] = REHEARSAL_SCALES[chosen]
-            two = getattr(self, "two_class", {}).get(a)
+            two = self.two_class.get(a)
             if two is not None and self.one_class_kind and one_class is not None:
                 out[here & ~one] = REHEARSAL_SCALES[size_scale(*two)]
             if not (one & here).any():
@@ -800,7 +803,10 @@ class Rehearsal:
         (``pi_j`` the node's class shares: ``n_j`` plus the draw's ``k``
         for its class), the node's value up to rounding; any other node one
         float (``float_bytes``) each; one bit says which.  With more than one
-        centre (:func:`choose_centre`) an ordinary draw reports per centre
+        centre compared (:func:`choose_centre`; a size whose reports
+        with them cost more than
+        :data:`~skfed.multitask._rehearsal_bytes.REHEARSAL_BYTE_SHARE` of
+        the fit's bytes compares none) an ordinary draw reports per centre
         and scale twice (on all its held-out rows, and on those of the
         selection's last fold, the selected candidate's fold ``w_0`` in place
         of ``w_0``; as counts, with the number of those rows first), and a

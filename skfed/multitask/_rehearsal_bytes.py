@@ -67,7 +67,7 @@ def report_messages(rehearsal, asked, float_bytes):
     bits = np.zeros(n, dtype=np.int64)
     centre_bits = np.zeros(n, dtype=np.int64)
     placed = np.zeros(n, dtype=np.int64)  # kept draws centred by the gate
-    around = rehearsal._around()
+    around = rehearsal.around
     for item in asked:
         one = isinstance(item, tuple)
         a = item[1] if one else item
