@@ -85,7 +85,7 @@ import numpy as np
 from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
 from ._join_neighbours import feature_neighbours
-from ._rehearsal_bytes import centres_affordable, report_messages
+from ._rehearsal_bytes import centres_affordable, quantized_reports, report_messages
 from ._rehearsal_centres import draw_centres, paired_result, two_class_draws
 from ._state import _LOSSES
 
@@ -397,6 +397,7 @@ class Rehearsal:
         # (skfed.multitask._rehearsal_bytes); the join sets the fit's bytes
         # (None: no limit) and the network's header
         self.centred = {}
+        self.report_bits = {}  # draw set a -> bits of its float reports (None: float64)
         self.fit_bytes, self.header_bytes = None, 0
         # the selected candidate's w0 of that fold and the fold's rows
         fold = getattr(nodes, "share_fold", None) if len(self.centres) > 1 else None
@@ -485,6 +486,12 @@ class Rehearsal:
                 full, in_fold = self._solve(*solve, w0=w0, weightings=[None, fold])
                 found.append(full)
                 clean.append(in_fold)
+            if self.report_bits.get(a) is not None:
+                # what the server decodes of reports rounded to fit the
+                # share (skfed.multitask._rehearsal_bytes)
+                floats = [not self.count_reports[int(t)] for t in owners]
+                decoded = quantized_reports(found + clean, self.report_bits[a], floats)
+                found, clean = decoded[:len(found)], decoded[len(found):]
             scored = kept & np.isfinite(clean[0][0])
             self.centre_of[a] = choose_centre([E[:, scored] for E in clean], owners[scored])
         errors = found[self.centre_of[a]]
@@ -503,9 +510,10 @@ class Rehearsal:
 
     def _centres_affordable(self, a):
         """Whether draw set ``a`` compares the centres (recorded in
-        ``centred``; :mod:`skfed.multitask._rehearsal_bytes`)."""
+        ``centred``, with the bits of its reports in ``report_bits``;
+        :mod:`skfed.multitask._rehearsal_bytes`)."""
         if a not in self.centred:
-            self.centred[a] = centres_affordable(self, a)
+            self.centred[a], self.report_bits[a] = centres_affordable(self, a)
         return self.centred[a]
 
     def n_centres(self, a):

@@ -34,14 +34,18 @@ Results).
 import numpy as np
 
 from ..network import index_bits, payload_bytes
-from ._compression import _FLOAT
+from ._compression import _FLOAT, quantize_with_scale
 from ._rehearsal_centres import CENTRE_BYTES
 
-__all__ = ["REHEARSAL_BYTE_SHARE", "centres_affordable", "rehearsal_bytes", "report_messages"]
+__all__ = ["REHEARSAL_BYTE_SHARE", "REPORT_BITS", "centres_affordable", "quantized_reports",
+           "rehearsal_bytes", "report_messages"]
 
 # The most a size's rehearsal reports (requests, reports, headers) may cost
 # with the share selection's centres, as a share of the fit's bytes.
 REHEARSAL_BYTE_SHARE = 0.1
+# The bits a float report may be rounded to (most first) when its float64
+# do not fit the share.
+REPORT_BITS = (8,)
 
 
 def report_messages(rehearsal, asked, float_bytes):
@@ -67,6 +71,7 @@ def report_messages(rehearsal, asked, float_bytes):
     bits = np.zeros(n, dtype=np.int64)
     centre_bits = np.zeros(n, dtype=np.int64)
     placed = np.zeros(n, dtype=np.int64)  # kept draws centred by the gate
+    quantized = np.zeros(n, dtype=np.int64)  # bytes of rounded float reports
     around = rehearsal.around
     for item in asked:
         one = isinstance(item, tuple)
@@ -74,6 +79,7 @@ def report_messages(rehearsal, asked, float_bytes):
         k, owners, perms = rehearsal.draws[a]
         kept = rehearsal.one_class_kept[a][0] if one else rehearsal.kept[a]
         n_centres = rehearsal.n_centres(a)
+        bits_a = rehearsal.report_bits.get(a)
         np.add.at(sizes, np.unique(owners), 1)
         if one and n_centres > 1:  # which centre its draws solve toward
             np.add.at(centre_bits, np.unique(owners), index_bits(n_centres))
@@ -93,7 +99,10 @@ def report_messages(rehearsal, asked, float_bytes):
             reports = n_scales * (1 if one else n_centres)
             if not one and n_centres > 1:
                 reports *= 2
-            if not rehearsal.count_reports[t]:
+            if not rehearsal.count_reports[t] and bits_a is not None and not one:
+                # rounded: one float64 scale and bits_a bits a report
+                quantized[t] += float_bytes + -(-reports * bits_a // 8)
+            elif not rehearsal.count_reports[t]:
                 floats[t] += reports
             elif one:
                 # its class, its held-out samples per class, then per scale
@@ -107,7 +116,7 @@ def report_messages(rehearsal, asked, float_bytes):
     size_bits = index_bits(len(REHEARSAL_SIZES)) + int(rehearsal.one_class_kind)
     requests = np.array([payload_bytes(n_bits=int(s) * size_bits + int(c))
                          for s, c in zip(sizes[nodes], centre_bits[nodes])], dtype=np.int64)
-    reports = (floats[nodes] * float_bytes
+    reports = (floats[nodes] * float_bytes + quantized[nodes]
                + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
                           dtype=np.int64))
     up = None
@@ -132,14 +141,39 @@ def rehearsal_bytes(rehearsal, asked, float_bytes, header_bytes):
 
 
 def centres_affordable(rehearsal, a, float_bytes=_FLOAT):
-    """Whether draw set ``a``'s reports with the share selection's centres
-    cost at most :data:`REHEARSAL_BYTE_SHARE` of the rehearsal's
-    ``fit_bytes`` (see the module; None: no limit)."""
+    """How draw set ``a`` reports with the share selection's centres:
+    ``(True, None)`` (float64) if that costs at most
+    :data:`REHEARSAL_BYTE_SHARE` of the rehearsal's ``fit_bytes`` (None:
+    no limit), else ``(True, b)`` for the most bits ``b`` of
+    :data:`REPORT_BITS` that does, else ``(False, None)``: no centres (see
+    the module)."""
     if rehearsal.fit_bytes is None:
-        return True
+        return True, None
+    budget = REHEARSAL_BYTE_SHARE * rehearsal.fit_bytes
     rehearsal.centred[a] = True
     try:
-        cost = rehearsal_bytes(rehearsal, [a], float_bytes, rehearsal.header_bytes)
+        for bits in (None, *REPORT_BITS):
+            rehearsal.report_bits[a] = bits
+            if rehearsal_bytes(rehearsal, [a], float_bytes, rehearsal.header_bytes) <= budget:
+                return True, bits
     finally:
         del rehearsal.centred[a]
-    return cost <= REHEARSAL_BYTE_SHARE * rehearsal.fit_bytes
+        del rehearsal.report_bits[a]
+    return False, None
+
+
+def quantized_reports(errors, bits, floats):
+    """What the server decodes of the draws' float reports sent in ``bits``
+    bits: per draw (a column of every array of ``errors``, all its reports
+    together) one float64 scale, its largest finite value, and each report
+    rounded to a ``bits``-bit integer of it
+    (:func:`~skfed.multitask._compression.quantize_with_scale`); the
+    columns of draws whose node reports counts (``floats`` False) are
+    left as they are."""
+    stacked = np.concatenate(errors, axis=0)
+    finite = np.isfinite(stacked)
+    scale = np.max(np.where(finite, np.abs(stacked), 0.0), axis=0, keepdims=True)
+    rounded = quantize_with_scale(np.where(finite, stacked, 0.0).T, bits, scale.T).T
+    decoded = np.where(finite, rounded, stacked)
+    decoded = np.where(np.asarray(floats, dtype=bool)[None, :], decoded, stacked)
+    return np.split(decoded, np.cumsum([E.shape[0] for E in errors])[:-1], axis=0)
