@@ -153,9 +153,10 @@ dropped:
   classifier's node whose samples weigh 1, for a one-class draw such
   counts per class with the draw's class and held-out counts, else one
   float; an ordinary draw once per rehearsed centre;
-  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`; the share
-  selection's centres only where they cost at most a tenth of the fit's
-  bytes, :mod:`skfed.multitask._rehearsal_bytes`); the first join
+  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`; with the share
+  selection's centres at most a tenth of the fit's bytes: rounded to 8
+  bits, else no centres, :mod:`skfed.multitask._rehearsal_bytes`); the
+  first join
   also carries the feature-mean gate's exchange if it costs at most 5 % of
   the fit's bytes (per fitted node its mean, two models, its gain), and
   with the gate open a newcomer also uploads its feature mean

@@ -63,12 +63,13 @@ share selection (small nodes: rotated moons, School, related-small,
 -alike, -clustered, -narrow) have one centre and join exactly as before.
 Cost: one more solve per centre; related-wide's join at ``k = 20`` took
 0.122 of its 0.23 s refit's CPU (0.087 before).
-A size compares the centres only if its reports with them (``2 C``
-times the values of one centre) cost at most
+A size's reports with the centres (``2 C`` times the values of one
+centre) cost at most
 :data:`~skfed.multitask._rehearsal_bytes.REHEARSAL_BYTE_SHARE` of the
-fit's bytes, else it is rehearsed around ``w_0`` alone: on small
-federations they were most of a join's bytes (8 sites: 0.31-0.34 of a
-refit's, 0.06-0.07 without them; :mod:`skfed.multitask._rehearsal_bytes`).
+fit's bytes: float64, else rounded to 8 bits, else no centres (around
+``w_0`` alone); on small federations they were most of a join's bytes (8
+sites: 0.31-0.34 of a refit's, 0.067-0.075 rounded, the same scores;
+:mod:`skfed.multitask._rehearsal_bytes`).
 
 With the feature-mean gate open (:mod:`skfed.multitask._join_neighbours`)
 newcomers are centred on their nearest fitted nodes' mean model, and so is
@@ -811,10 +812,10 @@ class Rehearsal:
         (``pi_j`` the node's class shares: ``n_j`` plus the draw's ``k``
         for its class), the node's value up to rounding; any other node one
         float (``float_bytes``) each; one bit says which.  With more than one
-        centre compared (:func:`choose_centre`; a size whose reports
-        with them cost more than
+        centre compared (:func:`choose_centre`; within
         :data:`~skfed.multitask._rehearsal_bytes.REHEARSAL_BYTE_SHARE` of
-        the fit's bytes compares none) an ordinary draw reports per centre
+        the fit's bytes: float reports rounded to 8 bits, else no centres,
+        where float64 would not fit) an ordinary draw reports per centre
         and scale twice (on all its held-out rows, and on those of the
         selection's last fold, the selected candidate's fold ``w_0`` in place
         of ``w_0``; as counts, with the number of those rows first), and a
