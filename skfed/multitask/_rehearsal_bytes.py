@@ -32,11 +32,12 @@ float64.
 
 Measured (``benchmarks/user37_small_federation_join.py --rows "MOCHA
 regressor" --sites 4 8 12 20 --ks 5 10 20``, seeds 0-4): a join's bytes
-over a refit's 0.50 / 0.34 / 0.30 / 0.29 -> 0.13-0.18 / 0.067-0.075 /
+over a refit's, means over the seeds at each ``k``, 0.50-0.70 /
+0.31-0.34 / 0.28-0.30 / 0.26-0.31 -> 0.13-0.18 / 0.067-0.075 /
 0.059-0.062 / 0.054-0.064 at 4 / 8 / 12 / 20 sites (8 sites: at most
 0.097 on every seed and ``k``), scores the same but on 7 of 60 seed-rows
 (R^2 within -0.007 / +0.029; means within -0.0014 / +0.006); around
-``w_0`` alone instead they lost 0.004-0.026 at ``k = 5, 10``.  The
+``w_0`` alone instead they lost 0.003-0.026 at ``k = 5, 10``.  The
 table's federations (HAR, Landmine, School, rotated moons: reports at
 most 0.025 of their fits' bytes, or one centre, or the gate's centres)
 join hash for hash as before.
