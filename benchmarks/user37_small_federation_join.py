@@ -175,9 +175,10 @@ def run(name, seed, k, n_sites=N_SITES, tap=None):
     refit = make().fit(X[keep], y[keep], groups=g[keep])
     refit_time = time.perf_counter() - t0
     refit_score = metric(y[test], refit.predict(X[test], groups=g[test]))
-    log = est.join_communication_
+    log = getattr(est, "join_communication_", None)  # (LocalEstimator sends nothing)
     parts = breakdown(log, n_sites - 1, tap)
-    return ([unseen, joined, refit_score, log.total_bytes / refit.n_bytes_sent_],
+    ratio = parts["total"] / refit.n_bytes_sent_ if refit.n_bytes_sent_ else 0.0
+    return ([unseen, joined, refit_score, ratio],
             dict(parts, join_time=join_time, refit_time=refit_time,
                  refit_bytes=refit.n_bytes_sent_))
 
@@ -187,6 +188,8 @@ def breakdown(log, n_old, tap=None):
     ``fitted_down`` (what they receive), ``new_up`` / ``new_down`` (the
     newcomers'), with their message counts; and, for MOCHA (``tap``), the
     rehearsal's share of the fitted nodes' bytes."""
+    if log is None:
+        return {"total": 0, "messages": 0}
     sent, received = np.asarray(log.bytes_sent), np.asarray(log.bytes_received)
     msent, mreceived = np.asarray(log.messages_sent), np.asarray(log.messages_received)
     n_nodes = log.n_nodes
