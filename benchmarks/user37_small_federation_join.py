@@ -35,6 +35,79 @@ small nodes that converges in a few rounds): growing.rst's 0.1-9.3 % holds
 on the table's federations of 21 to 139 nodes, not on every size.
 Perso-lin's join (0.13-0.15 %) and the online regressor's (1.5-1.6 %) stay
 cheap here.
+
+Results (2026-11-30, main 732136fa, bytes38; one BLAS thread, load 2-4)
+-----------------------------------------------------------------------
+Every family at 4, 8, 12 and 20 sites (the last site joins), seeds 0-4::
+
+    python benchmarks/user37_small_federation_join.py --sites 4 8 12 20 \
+        --ks 5 10 20 --seeds 0 1 2 3 4 --breakdown --scores --rows \
+        "MOCHA regressor" "MOCHA classifier" Perso-lin Dada \
+        "online kernel SGD regressor" "online kernel SGD classifier" \
+        "sparse linear (support)" "LocalEstimator SVC" "LocalEstimator Ridge"
+
+Join bytes over refit bytes, means over the seeds at k = 5 / 10 / 20 (the
+largest seed's in brackets); the same run of main for the MOCHA rows
+(``PYTHONPATH`` a copy of main, this script)::
+
+    sites                        4                 8                  12                 20
+    MOCHA regressor, main    .50/.50/.70 (.93) .34/.34/.31 (.44) .30/.30/.28 (.40) .26/.31/.29 (.39)
+    MOCHA regressor, now     .13/.13/.18 (.24) .075/.075/.067 (.097) .062/.062/.059 (.085)
+                                                                                   .054/.064/.061 (.084)
+    MOCHA classifier         .18/.18/.20 (.22) .098/.089/.073 (.15) .070/.070/.081 (.11) .053/.051/.051 (.066)
+    Perso-lin                .0025-.0028       .0014              .0013-.0014        .0013
+    Dada                     .0081-.0082       .0053              .0045-.0046        .0036-.0037
+    online SGD regressor     .020-.025         .015-.016          .013-.014          .0075-.0077
+    online SGD classifier    .011-.036 (.08)   .0059-.019 (.04)   .0056-.0098        .0029-.0038
+    sparse linear (support)  .11               .017               .012               .0071
+    LocalEstimator           0                 0                  0                  0
+
+Where a MOCHA join's bytes go (``--breakdown``; 8 sites, seed means): the
+regressor's 4,878 B were 16 messages: the 7 fitted nodes' rehearsal
+requests (119 B) and reports (4,599 B: 14 draws x 40 float64, the 4 share
+selection centres x 5 scales x all / fold rows) and the newcomer's 32 B up
+and 128 B down (``w_0`` and its prior weight); now its reports are 8-bit
+(one float64 scale a draw: 686 B of payload in all) and the join is 1,070
+B (``skfed/multitask/_rehearsal_bytes.py``).  The classifier's 614 B: the
+newcomer's 320 B (``w_0``: 3 problems x 11 float64), 14 rehearsal
+messages of which 224 B are headers and 70 B the bit-packed counts.  The
+families whose newcomer exchanges with its neighbours (Dada, Perso-lin,
+online) spend 0.1-3.6 % of a refit (means); support recovery's one
+download of the shared model (146 B) is 1.7 % at 8 sites.  No gate, guard
+or Omega byte in MOCHA's shared mode here: the feature-mean gate's
+exchange costs more than its 5 % share of these fits, the guard is local,
+Omega is not sent (``a = 0``).
+
+Scores: the MOCHA regressor joins as on main on 53 of 60 seed-rows, the
+other 7 within -0.007 / +0.029 R^2 (means -0.0014 to +0.006); rehearsed
+around ``w_0`` alone instead (no centres: 0.060-0.068 of a refit's bytes
+at 8 sites) it lost 0.003-0.026 R^2 at k = 5, 10 on every site count.  The
+MOCHA classifier is unchanged (its nodes report counts; the same scores
+and bytes on every row).  Table federations: ``new_nodes.py``'s MOCHA joins on moons,
+Landmine, School and HAR, seeds 0-2, k = 5, 10, 20 have the same model
+hashes, byte totals and per-pair bytes as main (their reports cost at
+most 0.025 of their fits' bytes, or they have one centre, or the gate's).
+
+Time (join over refit wall time, same process, 8 sites, k = 5 / 10 / 20):
+MOCHA regressor 0.36 / 0.37 / 0.37 (main 0.31 / 0.42 / 0.35: the
+rehearsal's 20 dual solves a draw against a 0.1 s refit), classifier 0.02
+/ 0.04 / 0.05, Perso-lin 0.06-0.08, Dada 0.02-0.03, online regressor 0.09
+/ 0.13 / 0.17, online classifier 0.02-0.03, support 0.11 / 0.28 / 0.17 (a
+3 ms join against a 27 ms refit), LocalEstimator 0.28 (one SVC of eight; seed 0, k = 10).
+
+Conclusion: at 8 sites every family's join is at most 0.10 of a refit's
+bytes on seeds 0-4 at k = 5, 10, 20 but MOCHA's classifier (0.07-0.15 at
+k = 5, 0.07-0.13 at 10): its newcomer's ``w_0`` (0.04-0.08 of the refit)
+and one request and report per fitted node (16 B headers each) are the
+floor; without the rehearsal (``_join_rehearsal`` removed from the fitted
+estimator, same seeds) it is 0.035-0.047, but seed 2 then loses 3.5 /
+3.75 points at k = 5 / 10.  At 4 sites MOCHA (0.11-0.24) and support
+recovery (0.11) stay above a tenth: a refit of 4 sites costs 0.45 kB
+(support) to 4.4 kB (MOCHA), and the newcomer's model download alone is
+0.04-0.12 of it.  Time: MOCHA's regressor join takes a
+third of a small refit's wall time (the rehearsal solves, not cut here),
+support recovery and the online regressor 0.1-0.3 of refits that take
+tens of milliseconds.
 """
 
 import argparse
