@@ -50,17 +50,16 @@ Join bytes over refit bytes, means over the seeds at k = 5 / 10 / 20 (the
 largest seed's in brackets); the same run of main for the MOCHA rows
 (``PYTHONPATH`` a copy of main, this script)::
 
-    sites                        4                 8                  12                 20
-    MOCHA regressor, main    .50/.50/.70 (.93) .34/.34/.31 (.44) .30/.30/.28 (.40) .26/.31/.29 (.39)
-    MOCHA regressor, now     .13/.13/.18 (.24) .075/.075/.067 (.097) .062/.062/.059 (.085)
-                                                                                   .054/.064/.061 (.084)
-    MOCHA classifier         .18/.18/.20 (.22) .098/.089/.073 (.15) .070/.070/.081 (.11) .053/.051/.051 (.066)
-    Perso-lin                .0025-.0028       .0014              .0013-.0014        .0013
-    Dada                     .0081-.0082       .0053              .0045-.0046        .0036-.0037
-    online SGD regressor     .020-.025         .015-.016          .013-.014          .0075-.0077
-    online SGD classifier    .011-.036 (.08)   .0059-.019 (.04)   .0056-.0098        .0029-.0038
-    sparse linear (support)  .11               .017               .012               .0071
-    LocalEstimator           0                 0                  0                  0
+    sites                      4                8                   12                 20
+    MOCHA regressor, main  .50/.50/.70 (.93) .34/.34/.31 (.44)   .30/.30/.28 (.40)  .26/.31/.29 (.39)
+    MOCHA regressor, now   .13/.13/.18 (.24) .075/.075/.067 (.097) .062/.062/.059 (.085) .054/.064/.061 (.084)
+    MOCHA classifier       .18/.18/.20 (.22) .098/.089/.073 (.15) .070/.070/.081 (.11) .053/.051/.051 (.066)
+    Perso-lin              .0025-.0028      .0014               .0013-.0014        .0013
+    Dada                   .0081-.0082      .0053               .0045-.0046        .0036-.0037
+    online SGD regressor   .020-.025        .015-.016           .013-.014          .0075-.0077
+    online SGD classifier  .011-.036 (.08)  .0059-.019 (.04)    .0056-.0098        .0029-.0038
+    sparse linear          .11              .017                .012               .0071
+    LocalEstimator         0                0                   0                  0
 
 Where a MOCHA join's bytes go (``--breakdown``; 8 sites, seed means): the
 regressor's 4,878 B were 16 messages: the 7 fitted nodes' rehearsal
