@@ -224,9 +224,15 @@ class _RehearsalBytes:
         _rehearsal.Rehearsal.collect = self._orig
 
 
-def run(name, seed, k, n_sites=N_SITES, tap=None):
-    """One join and its refit: scores, the join's over the refit's bytes and
-    a breakdown of the join's bytes (see :func:`breakdown`)."""
+def run(name, seed, k, n_sites=N_SITES):
+    """One join and its refit: the unseen, joined and refit scores and the
+    join's over the refit's bytes."""
+    return run_parts(name, seed, k, n_sites)[0]
+
+
+def run_parts(name, seed, k, n_sites=N_SITES, tap=None):
+    """:func:`run`'s four numbers and a breakdown of the join's bytes (see
+    :func:`breakdown`) with the join's and the refit's wall times."""
     sites, make, metric = ROWS[name]
     X, y, g = sites(seed, n_sites=n_sites)
     new = g == n_sites - 1
@@ -294,7 +300,8 @@ def main(argv=None):
     for name in args.rows:
         for n_sites in args.sites:
             for k in args.ks:
-                runs = [run(name, seed, k, n_sites, tap if name.startswith("MOCHA") else None)
+                runs = [run_parts(name, seed, k, n_sites,
+                                  tap if name.startswith("MOCHA") else None)
                         for seed in args.seeds]
                 out = np.array([r[0] for r in runs])
                 mean = out.mean(axis=0)
