@@ -79,10 +79,11 @@ Omega is not sent (``a = 0``).
 
 Scores: the MOCHA regressor joins as on main on 53 of 60 seed-rows, the
 other 7 within -0.007 / +0.029 R^2 (means -0.0014 to +0.006); rehearsed
-around ``w_0`` alone instead (no centres: 0.060-0.068 of a refit's bytes
-at 8 sites) it lost 0.003-0.026 R^2 at k = 5, 10 on every site count.  The
-MOCHA classifier is unchanged (its nodes report counts; the same scores
-and bytes on every row).  Table federations: ``new_nodes.py``'s MOCHA joins on moons,
+around ``w_0`` alone instead (no centres, this branch's first rule,
+commit 9a71fb38: 0.060-0.068 of a refit's bytes at 8 sites) it lost
+0.003-0.026 R^2 at k = 5, 10 on every site count.  The MOCHA classifier
+is unchanged (its nodes report counts; the same scores and bytes on every
+row).  Table federations: ``new_nodes.py``'s MOCHA joins on moons,
 Landmine, School and HAR, seeds 0-2, k = 5, 10, 20 have the same model
 hashes, byte totals and per-pair bytes as main (their reports cost at
 most 0.025 of their fits' bytes, or they have one centre, or the gate's).
