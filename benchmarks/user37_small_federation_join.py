@@ -86,7 +86,9 @@ is unchanged (its nodes report counts; the same scores and bytes on every
 row).  Table federations: ``new_nodes.py``'s MOCHA joins on moons,
 Landmine, School and HAR, seeds 0-2, k = 5, 10, 20 have the same model
 hashes, byte totals and per-pair bytes as main (their reports cost at
-most 0.025 of their fits' bytes, or they have one centre, or the gate's).
+most 0.025 of their fits' bytes, or they have one centre, or the gate's);
+so do the held-out related-* families by construction (seeds 0-2: one
+centre, or related-wide's two at most 0.0026 of its fit's bytes).
 
 Time (join over refit wall time, same process, 8 sites, k = 5 / 10 / 20):
 MOCHA regressor 0.36 / 0.37 / 0.37 (main 0.31 / 0.42 / 0.35: the
