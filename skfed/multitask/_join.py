@@ -153,7 +153,10 @@ dropped:
   classifier's node whose samples weigh 1, for a one-class draw such
   counts per class with the draw's class and held-out counts, else one
   float; an ordinary draw once per rehearsed centre;
-  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`); the first join
+  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`; with the share
+  selection's centres at most a tenth of the fit's bytes: rounded to 8
+  bits, else no centres, :mod:`skfed.multitask._rehearsal_bytes`); the
+  first join
   also carries the feature-mean gate's exchange if it costs at most 5 % of
   the fit's bytes (per fitted node its mean, two models, its gain), and
   with the gate open a newcomer also uploads its feature mean
@@ -561,6 +564,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         c = lam / mu
         rehearsal = getattr(est, "_join_rehearsal", None)
         if rehearsal is not None and len(rehearsal.sizes):
+            fit_log = getattr(est, "communication_", None)
+            # what a size's reports may cost with the share selection's
+            # centres: a share of the fit's bytes (skfed.multitask._rehearsal_bytes)
+            rehearsal.fit_bytes = None if fit_log is None else fit_log.total_bytes
+            rehearsal.header_bytes = resolve_network(est.network).header_bytes
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))
             c = c * scales
@@ -568,7 +576,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # found a larger share's better; skfed.multitask._rehearsal)
             M = rehearsal.centres_for(layout.counts, M)
             gate = getattr(rehearsal, "neighbours", None)
-            fit_log = getattr(est, "communication_", None)
             if gate is not None and not gate.affordable(
                     None if fit_log is None else fit_log.total_bytes, _FLOAT,
                     resolve_network(est.network).header_bytes):
