@@ -33,6 +33,17 @@ where main left honest nodes out, now none::
     p = 0.1   seed 2: 14 -> 0 left out;  seed 5: 12 -> 0
     p = 0.07  seed 1: 11 -> 0 (and its 1 scaled node -> 0);  seed 10: 14 -> 0
 
+Second commit: the direction check (``direction_factors``) takes the same
+median along a node's own direction that more than half the reference
+nodes lack and a third span; nodes varying in one rare feature only were
+scaled to ~1e-4 there.  Smallest honest factor (nodes scaled), main ->
+here, the other rows unchanged::
+
+    p = 0.07  seed 11: 0.000 (4) -> 0.387 (3)
+    p = 0.05  seed 0: 0.000 (5) -> 0.290 (4);  seed 3: 0.000 (6) -> 0.348 (6)
+              seed 5: 0.000 (3) -> 0.771 (2);  seed 7: 0.000 (6) -> 0.379 (5)
+              seed 8: 0.000 (4) -> 0.132 (3)
+
 ``--hash --seeds 0,1,2`` at main and here, ``diff``: the 780 honest pools
 (Landmine uncut and cut to 20/10/5/3/2 rows, moons, related-*, School cut
 to 3 rows, the 240 synthetic families) identical to the bit, except uncut

@@ -7,7 +7,9 @@ against the median of their variances, and ``pool_scatters`` keeps a node
 within either limit (the median's or the spanned one's).  References: the
 spanned median in NumPy, the nodes the median's limit alone keeps
 (``node_sizes(..., spanned=True)`` patched to None), and the pool along a
-feature no honest node varies in.
+feature no honest node varies in.  The direction check
+(``direction_factors``) takes the same median along a node's own direction
+that more than half the nodes lack but a third span.
 """
 
 import numpy as np
@@ -136,3 +138,25 @@ def test_a_third_of_rogues_open_it():
         bad[:10, d - 1, d - 1] = t
         grown.append(ms.pool_scatters(_tri(bad), d, masses=np.full(30, 10.0))[0][d - 1, d - 1])
     assert grown[0] > 0 and grown[1] > 100 * grown[0]
+
+
+@pytest.mark.parametrize("p, seed", [(0.05, 0), (0.05, 3), (0.05, 5), (0.05, 7), (0.05, 8),
+                                     (0.07, 11)])
+def test_direction_check_keeps_nodes_varying_in_one_rare_feature(p, seed, monkeypatch):
+    # a node varying in one feature only sends e e^T along it; where fewer
+    # than half the nodes vary there the median share along e was 0 (the
+    # floor) and the direction check scaled it to ~1e-4; with at least a
+    # third of the nodes varying there it is compared with their median
+    full = _binary(seed, p)
+    var = np.einsum("nii->ni", full)
+    varying = var > 0
+    single = np.flatnonzero(varying.sum(axis=1) == 1)
+    spanned = [i for i in single if varying[:, np.argmax(varying[i])].sum() >= 30 / 3]
+    masses = np.full(30, 10.0)
+    factors = ms.pool_scatters(_tri(full), 9, masses=masses)[1]
+    assert factors.min() > 0.1
+    monkeypatch.setattr(ms, "SPAN", 2.0)                   # (no feature raised: before)
+    before = ms.pool_scatters(_tri(full), 9, masses=masses)[1]
+    assert before.min() < 1e-3
+    assert len(spanned) >= 1
+    assert before[spanned].min() < 1e-3 and factors[spanned].min() == 1.0
