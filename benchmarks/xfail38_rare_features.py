@@ -69,10 +69,12 @@ Rogues (``tests/test_xfail38_rare_features.py``): ``q`` nodes sending ``t
 e e^T`` along a feature every honest node holds constant.  With ``q`` = 1,
 3, 6, 9 of 30 the pool along it is main's to the bit (0 for ``t`` >=
 1e3); with 10 (a third) they set the raised median themselves and it
-grows with ``t`` (1,408 at ``t`` = 1e6, seed 2; main: 0 for any ``q`` under
-half): ``SPAN`` trades that bound (half -> a third, only for features more
-than half the nodes hold constant) for the honest nodes above; at 0.1 it
-was 3 rogues.
+grows with ``t`` (1,408 at ``t`` = 1e6, seed 2, after the first commit;
+after the second, which raises the direction check's median too, they are
+kept whole: 10 ``t``; main: 0 for any ``q`` under half; a strict xfail):
+``SPAN`` trades that bound (half -> a third, only for features more than
+half the nodes hold constant) for the honest nodes above; at 0.1 it was 3
+rogues.
 """
 import argparse
 import hashlib

@@ -217,9 +217,9 @@ def spanned_median(median, tri, d, floor_share=FLOOR, span=None):
     than ``span`` of the nodes cannot open a feature the honest nodes hold
     constant (their variance there still counts against the floor); more
     can, with no bound on the variance they then add there (they set its
-    median; the check along each node's own directions,
-    :func:`direction_factors`, is unit-free per feature: 10 rogues of 30 add
-    1,408 at ``t`` = 1e6, ``tests/test_xfail38_rare_features.py``).
+    median, here and in the check along each node's own directions,
+    :func:`direction_factors`: 10 rogues of 30 sending ``t e e^T`` are kept
+    whole, a strict xfail of ``tests/test_xfail38_rare_features.py``).
     Where no median variance is that small the median is returned as it is
     (continuous features: Landmine, moons, related-*: the pool is unchanged
     to the bit).  :func:`pool_scatters` keeps a node within either limit,

@@ -125,19 +125,20 @@ def test_rogues_under_a_third_cannot_open_a_constant_feature(seed, t, monkeypatc
         assert factors[q:].min() > 0.0                     # no honest node left out
 
 
-def test_a_third_of_rogues_open_it():
-    # the stated limit: with a third of the nodes (10 of 30) the rogues set
-    # the feature's median themselves, and the direction check (unit-free
-    # along each feature) does not bound the size there
+@pytest.mark.xfail(strict=True, reason=(
+    "xfail38: 10 rogues of 30 (a third, SPAN) sending t e e^T along a feature every honest "
+    "node holds constant set its raised median themselves (skfed/_mean_scatter.py "
+    "spanned_median, and direction_factors' median share along it) and are kept whole: the "
+    "pool along it is 10 t (1e4 at t = 1e3, 1e7 at 1e6; main: 0 for any q under half).  "
+    "The trade for review39's honest rare-feature nodes"))
+@pytest.mark.parametrize("t", [1e3, 1e6])
+def test_a_third_of_rogues_cannot_open_a_constant_feature(t):
     full = _binary(2, extra=1)
     d = full.shape[1]
-    grown = []
-    for t in (1e3, 1e6):
-        bad = full.copy()
-        bad[:10] = 0.0
-        bad[:10, d - 1, d - 1] = t
-        grown.append(ms.pool_scatters(_tri(bad), d, masses=np.full(30, 10.0))[0][d - 1, d - 1])
-    assert grown[0] > 0 and grown[1] > 100 * grown[0]
+    bad = full.copy()
+    bad[:10] = 0.0
+    bad[:10, d - 1, d - 1] = t
+    assert ms.pool_scatters(_tri(bad), d, masses=np.full(30, 10.0))[0][d - 1, d - 1] == 0.0
 
 
 @pytest.mark.parametrize("p, seed", [(0.05, 0), (0.05, 3), (0.05, 5), (0.05, 7), (0.05, 8),
