@@ -53,6 +53,7 @@ one-class newcomers, which the test never flags.)
 
 import numpy as np
 
+from ._join_own_fit import own_fit_beats_join
 from ._join_rank import ranking_reversed
 from ._join_unlike import class_codes, worse_than_chance
 
@@ -117,6 +118,20 @@ def _flags(est, X, y, sw, layout, new_models):
     return contradicted(Z, Y, layout, new_models, sw), Z, Y
 
 
+def _own_fit_flags(X, Z, Y, sw, layout, models):
+    """Per newcomer of two classes, :func:`skfed._join_own_fit.own_fit_beats_join`
+    on its rows of positive weight."""
+    out = np.zeros(layout.n_nodes, dtype=bool)
+    for k in range(layout.n_nodes):
+        idx = layout.node_indices(k)
+        idx = idx[np.asarray(sw)[idx] > 0]
+        F = np.asarray(models[k], dtype=np.float64) @ np.asarray(Z[idx], dtype=np.float64).T
+        if F.shape[0] == 1:
+            _, true = class_codes(F, np.asarray(Y[:, idx]))
+            out[k] = own_fit_beats_join(X[idx], F, true, np.array([0, len(idx)]))[0]
+    return out
+
+
 def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, losses=None,
                                keep_losses=False):
     """Replace (in place) the flagged newcomers' models by their local ones
@@ -147,6 +162,8 @@ def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
     from .boosting._perso_lin import light_mass
 
     flagged, Z, Y = _flags(est, X, y, sw, layout, new_models)
+    if Z is not None:  # (and a join at chance its own fit beats: skfed/_join_own_fit.py)
+        flagged |= _own_fit_flags(X, Z, Y, sw, layout, new_models)
     dtype = new_models.dtype
     if not flagged.any():
         return flagged

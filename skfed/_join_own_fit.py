@@ -1,0 +1,137 @@
+"""Whether a Perso-lin newcomer's own fit ranks its samples better than its join.
+
+The errors test of :mod:`skfed._join_unlike` fires when a joined model is
+*worse* than chance on the newcomer's samples.  A newcomer whose boundary
+is turned by 90 degrees from its neighbours' gets a model *at* chance
+there, and no test against chance fires; yet its own samples, fitted
+alone, rank themselves well.  :func:`own_fit_beats_join` compares the two
+on the samples (the rule of ``benchmarks/guardw37_own_fit.py``, measured
+there):
+
+* the own fit is a ridge regression of the ``+-1`` labels on the node's
+  features, each scaled by its own spread, with an unpenalized intercept
+  and the penalty ``lambda`` the mean squared norm of the centred scaled
+  rows (scale-free); each sample gets its *leave-one-out* margin, from the
+  hat matrix ``H = 1/n + S``: ``(f_i - H_ii t_i) / (1 - H_ii)``;
+* both models' margins become ranks, and ``T = AUC(own) - AUC(joined)``
+  over the node's (positive, negative) pairs, ties 1/2;
+* the null swaps each sample's two ranks with probability 1/2 (a paired
+  sign-flip test: every pattern up to :data:`EXACT_SAMPLES` samples, else
+  :data:`N_DRAWS` patterns from ``RandomState(0)``, ``p = (1 + #{T' >=
+  T}) / (1 + N_DRAWS)``); fired at ``p <`` :data:`ALPHA`.
+
+Under exchangeable pairs (neither model ranks better) ``p`` is a valid
+p-value; at 0.01 it needs 7 samples of two classes (``2^-7``).  Two
+classes only; it reads the node's raw samples and sends nothing.
+
+Only Perso-lin's posterior and feature-mean joins run it
+(:func:`skfed._graph_join_unlike.keep_alone_if_contradicted`): a flag
+there gives the newcomer the model it solves alone, which its samples
+fit.  Dada's kept model (the fit's few local steps) can be worse than its
+join (``tests/test_guardw37_rank_guard.py``), so Dada does not.
+"""
+
+import numpy as np
+from scipy import sparse
+from scipy.stats import rankdata
+
+ALPHA = 0.01
+EXACT_SAMPLES = 12
+N_DRAWS = 1999
+
+
+def loo_ridge_margins(X, t):
+    """Leave-one-out margins of the scaled ridge fit of ``t`` (``+-1``) on ``X``."""
+    X = X.toarray() if sparse.issparse(X) else np.asarray(X, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    n = len(t)
+    sd = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    lam = max(float(np.einsum("ij,ij->", Z, Z)) / n, 1e-12)
+    if Z.shape[1] < n:  # S = Z (Z'Z + lam I)^-1 Z'
+        A = np.linalg.solve(Z.T @ Z + lam * np.eye(Z.shape[1]), Z.T)
+        S_t, S_diag = Z @ (A @ t), np.sum(Z * A.T, axis=1)
+    else:  # S = G (G + lam I)^-1, G = Z Z' (symmetric, commuting)
+        G = Z @ Z.T
+        S = np.linalg.solve(G + lam * np.eye(n), G)
+        S_t, S_diag = S.T @ t, np.diag(S).copy()
+    h = S_diag + 1.0 / n
+    f = t.mean() + S_t
+    return (f - h * t) / np.maximum(1.0 - h, 1e-12)
+
+
+def _pair_auc(ranks, positive):
+    """Per row of ``ranks``, the share of (positive, negative) pairs in order."""
+    n_pos = int(positive.sum())
+    n_neg = ranks.shape[-1] - n_pos
+    return (ranks[..., positive].sum(axis=-1) - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+
+
+def sign_flip_pvalue(own, joined, positive):
+    """``P(T' >= T)`` of the paired sign-flip null (see the module)."""
+    positive = np.asarray(positive, dtype=bool)
+    a, b = rankdata(own), rankdata(joined)
+    n = len(a)
+    exact = n <= EXACT_SAMPLES
+    if exact:
+        swap = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1 == 1
+    else:
+        swap = np.random.RandomState(0).rand(N_DRAWS, n) < 0.5
+    first = rankdata(np.where(swap, b, a), axis=1)
+    second = rankdata(np.where(swap, a, b), axis=1)
+    null = _pair_auc(first, positive) - _pair_auc(second, positive)
+    seen = _pair_auc(a, positive) - _pair_auc(b, positive)
+    at_least = int(np.count_nonzero(null >= seen - 1e-12))
+    return at_least / len(swap) if exact else (1.0 + at_least) / (1.0 + N_DRAWS)
+
+
+def own_fit_pvalues(X, F, codes, offsets):
+    """Per node the p-value of :func:`own_fit_beats_join` (1 for a node of
+    one class or fewer than 3 samples, and for every node when ``F`` holds
+    more than one problem's margins)."""
+    F = np.atleast_2d(np.asarray(F, dtype=np.float64))
+    codes = np.asarray(codes)
+    out = np.ones(len(offsets) - 1)
+    if F.shape[0] != 1:
+        return out
+    for k in range(len(out)):
+        lo, hi = int(offsets[k]), int(offsets[k + 1])
+        pos = codes[lo:hi] == 1
+        if hi - lo < 3 or pos.all() or not pos.any():
+            continue
+        margins = loo_ridge_margins(X[lo:hi], np.where(pos, 1.0, -1.0))
+        out[k] = sign_flip_pvalue(margins, F[0, lo:hi], pos)
+    return out
+
+
+def own_fit_beats_join(X, F, codes, offsets, alpha=ALPHA):
+    """Per node, whether its own leave-one-out fit ranks its samples
+    significantly better than the joined margins ``F`` do (see the module).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The nodes' samples, sorted by node.
+    F : ndarray of shape (1, n_samples)
+        The joined models' margins of the positive class.
+    codes : ndarray of shape (n_samples,)
+        Class codes (1 positive).
+    offsets : ndarray of shape (n_nodes + 1,)
+        Node ``k`` holds samples ``offsets[k]:offsets[k + 1]``.
+    alpha : float, default=ALPHA
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,) of bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).normal(size=(30, 2))
+    >>> y = (X[:, 1] > 0).astype(int)
+    >>> own_fit_beats_join(X, X[None, :, 0], y, np.array([0, 30])).tolist()
+    [True]
+    >>> own_fit_beats_join(X, X[None, :, 1], y, np.array([0, 30])).tolist()
+    [False]
+    """
+    return own_fit_pvalues(X, F, codes, offsets) < alpha
