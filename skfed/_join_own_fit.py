@@ -22,7 +22,9 @@ there):
 
 Under exchangeable pairs (neither model ranks better) ``p`` is a valid
 p-value; at 0.01 it needs 7 samples of two classes (``2^-7``).  Two
-classes only; it reads the node's raw samples and sends nothing.
+classes only; it reads the node's raw samples and sends nothing.  Its
+cost is ``N_DRAWS`` rankings of the node's ``n`` samples, memory
+``O(CHUNK)``: CPU 0.04 s at 100 samples, 0.4 s at 1,000, 11 s at 20,000.
 
 Only Perso-lin's posterior and feature-mean joins run it
 (:func:`skfed._graph_join_unlike.keep_alone_if_contradicted`): a flag
@@ -38,6 +40,7 @@ from scipy.stats import rankdata
 ALPHA = 0.01
 EXACT_SAMPLES = 12
 N_DRAWS = 1999
+CHUNK = 1 << 20  # swapped ranks held at once
 
 
 def loo_ridge_margins(X, t):
@@ -73,16 +76,21 @@ def sign_flip_pvalue(own, joined, positive):
     a, b = rankdata(own), rankdata(joined)
     n = len(a)
     exact = n <= EXACT_SAMPLES
-    if exact:
-        swap = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1 == 1
-    else:
-        swap = np.random.RandomState(0).rand(N_DRAWS, n) < 0.5
-    first = rankdata(np.where(swap, b, a), axis=1)
-    second = rankdata(np.where(swap, a, b), axis=1)
-    null = _pair_auc(first, positive) - _pair_auc(second, positive)
+    total = 2 ** n if exact else N_DRAWS
+    rng = np.random.RandomState(0)
     seen = _pair_auc(a, positive) - _pair_auc(b, positive)
-    at_least = int(np.count_nonzero(null >= seen - 1e-12))
-    return at_least / len(swap) if exact else (1.0 + at_least) / (1.0 + N_DRAWS)
+    at_least = 0
+    step = max(1, CHUNK // n)  # (patterns at a time: memory O(CHUNK))
+    for lo in range(0, total, step):
+        rows = min(step, total - lo)
+        if exact:
+            s = ((np.arange(lo, lo + rows)[:, None] >> np.arange(n)) & 1) == 1
+        else:  # (the rows of rand(N_DRAWS, n), drawn in turn)
+            s = rng.rand(rows, n) < 0.5
+        null = (_pair_auc(rankdata(np.where(s, b, a), axis=1), positive)
+                - _pair_auc(rankdata(np.where(s, a, b), axis=1), positive))
+        at_least += int(np.count_nonzero(null >= seen - 1e-12))
+    return at_least / total if exact else (1.0 + at_least) / (1.0 + N_DRAWS)
 
 
 def own_fit_pvalues(X, F, codes, offsets):
