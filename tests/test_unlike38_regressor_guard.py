@@ -3,9 +3,9 @@
 :func:`skfed._join_unlike.worse_than_own_mean` is a one-sided sign test of
 the joined centre's (MOCHA) or start's (online) squared errors on the
 newcomer's samples against those of the mean of its other samples.  Tested
-here: its p-value against SciPy's exact binomial test on a NumPy
-leave-one-out mean; its false-alarm rate on targets drawn from the tested
-model itself (Gaussian, heavy-tailed, skewed, heteroscedastic noise, a
+here: its p-value against SciPy's exact binomial test on a NumPy mean
+of the samples before each (guard38; was a leave-one-out mean); its
+false-alarm rate on targets drawn from the tested model itself (Gaussian, heavy-tailed, skewed, heteroscedastic noise, a
 constant model) at the level; and for MOCHA and the online learner an alike
 newcomer (tested, unflagged, predictions and bytes bit-identical to the join
 with the test switched off) and a reversed one (flagged, R^2 > 0.5 on its own
