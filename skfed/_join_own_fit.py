@@ -119,18 +119,20 @@ def own_fit_beats_join(X, F, codes, offsets, alpha=ALPHA):
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        The nodes' samples, sorted by node.
+        Every node's raw samples, node after node (``offsets`` say where
+        each starts), a sparse node densified.
     F : ndarray of shape (1, n_samples)
-        The joined models' margins of the positive class.
+        The joined models' positive-class margins on those samples.
     codes : ndarray of shape (n_samples,)
-        Class codes (1 positive).
+        1 where a sample is of the positive class.
     offsets : ndarray of shape (n_nodes + 1,)
-        Node ``k`` holds samples ``offsets[k]:offsets[k + 1]``.
+        Where each node's samples start, then their total.
     alpha : float, default=ALPHA
+        The sign-flip test's level.
 
     Returns
     -------
-    ndarray of shape (n_nodes,) of bool
+    flagged : ndarray of shape (n_nodes,) of bool
 
     Examples
     --------

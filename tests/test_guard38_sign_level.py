@@ -9,16 +9,21 @@ of median 0 (symmetric and skewed, a constant and a spread model), and the
 whole distribution of its count against ``Binomial(n - 1, 1/2)`` (at
 every threshold, not only the level's); a Monte Carlo run of the same
 null; and its power on reversed responses, against the leave-one-out
-test it replaces (main's until guard38, written out here).
+test it replaces (main's until guard38, ``benchmarks/guard38_sign_order.py``).
 """
 
 import itertools
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.stats import binom, binomtest
 
 from skfed._join_unlike import ALPHA, own_mean_sign_pvalues, worse_than_own_mean
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from guard38_sign_order import loo_pvalues  # main's test until guard38
 
 
 def _reference(pred, y):
@@ -32,16 +37,6 @@ def _reference(pred, y):
             worse += (pred[i] - y[i]) ** 2 > (before - y[i]) ** 2
         seen.append(y[i])
     return binomtest(worse, len(pred) - 1, 0.5, alternative="greater").pvalue, worse
-
-
-def _loo_pvalues(pred, y, offsets):
-    """The leave-one-out sign test it replaces (main's until guard38)."""
-    out = np.ones(len(offsets) - 1)
-    for k in range(len(out)):
-        p, t = pred[offsets[k]:offsets[k + 1]], y[offsets[k]:offsets[k + 1]]
-        loo = (t.sum() - t) / (len(t) - 1)
-        out[k] = binom.sf(np.sum((p - t) ** 2 > (loo - t) ** 2) - 1, len(t), 0.5)
-    return out
 
 
 def test_pvalues_match_a_loop_and_an_exact_binomial_test():
@@ -160,7 +155,7 @@ def test_power_on_reversed_responses_against_the_leave_one_out_test(n, scale):
     y = -pred + scale * rng.normal(size=reps * n)
     offsets = np.arange(reps + 1) * n
     power = np.mean(own_mean_sign_pvalues(pred, y, offsets) < ALPHA)
-    loo = np.mean(_loo_pvalues(pred, y, offsets) < ALPHA)
+    loo = np.mean(loo_pvalues(pred, y, offsets) < ALPHA)
     floor, slack = POWER[n, scale]
     assert power >= floor, power
     assert power >= loo - slack, (power, loo)
