@@ -52,6 +52,7 @@ thread):
 
 import argparse
 import copy
+import itertools
 import os
 import sys
 import warnings
@@ -92,32 +93,33 @@ def _both(base, X, y, g):
     return out[False][0], out[True][0], *out[False][1:]
 
 
+def _fitted(name, seed):
+    """A table data set's arrays, its newcomers' order and Perso-lin fitted on the rest."""
+    X, y, groups, task, *extra = new_nodes.load(name, seed)
+    fit_rows, _, order = new_nodes.split(X, y, groups, seed, *extra[:1])
+    base = new_nodes.make_estimator("persolin", task, seed)
+    return X, y, groups, order, base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+
+
 def run_table(args):
     new_nodes._import_joins()
-    total = {"tested": 0, "flagged": 0, "rows": 0, "identical": 0}
-    for name in args.datasets.split(","):
-        for seed in (int(s) for s in args.seeds.split(",")):
-            data = new_nodes.load(name, seed)
-            X, y, groups, task = data[:4]
-            extra = data[4] if len(data) > 4 else None
-            fit_rows, _, order = new_nodes.split(X, y, groups, seed, extra)
-            base = new_nodes.make_estimator("persolin", task, seed)
-            base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
-            for k in (int(s) for s in args.ks.split(",")):
-                train, test = new_nodes.new_node_rows(order, k)
-                on, off, tested, flagged, p = _both(base, X[train], y[train], groups[train])
-                Xt, gt = X[test], groups[test]
-                same = (np.array_equal(on.decision_function(Xt, groups=gt),
-                                       off.decision_function(Xt, groups=gt))
-                        and on.join_communication_.total_bytes
-                        == off.join_communication_.total_bytes)
-                print(f"persolin {name:8s} seed {seed} k {k:2d}: tested {tested:3d} flagged "
-                      f"{flagged:2d}  min p {min(p) if p else float('nan'):.4g}  identical {same}",
-                      flush=True)
-                total["tested"] += tested
-                total["flagged"] += flagged
-                total["rows"] += 1
-                total["identical"] += int(same)
+    total = dict.fromkeys(("tested", "flagged", "rows", "identical"), 0)
+    for name, seed in itertools.product(args.datasets.split(","),
+                                        [int(s) for s in args.seeds.split(",")]):
+        X, y, groups, order, base = _fitted(name, seed)
+        for k in (int(s) for s in args.ks.split(",")):
+            train, test = new_nodes.new_node_rows(order, k)
+            on, off, tested, flagged, p = _both(base, X[train], y[train], groups[train])
+            Xt, gt = X[test], groups[test]
+            same = (np.array_equal(on.decision_function(Xt, groups=gt),
+                                   off.decision_function(Xt, groups=gt))
+                    and on.join_communication_.total_bytes == off.join_communication_.total_bytes)
+            print(f"persolin {name:8s} seed {seed} k {k:2d}: tested {tested:3d} flagged "
+                  f"{flagged:2d}  min p {min(p) if p else float('nan'):.4g}  identical {same}",
+                  flush=True)
+            for key, value in zip(("tested", "flagged", "rows", "identical"),
+                                  (tested, flagged, 1, int(same))):
+                total[key] += value
     print(f"total: {total}")
 
 

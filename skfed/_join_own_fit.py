@@ -137,11 +137,12 @@ def own_fit_beats_join(X, F, codes, offsets, alpha=ALPHA):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.random.RandomState(0).normal(size=(30, 2))
-    >>> y = (X[:, 1] > 0).astype(int)
-    >>> own_fit_beats_join(X, X[None, :, 0], y, np.array([0, 30])).tolist()
+    >>> rows = np.random.RandomState(0).normal(size=(30, 2))
+    >>> labels = (rows @ [1.0, 1.0] > 0).astype(int)
+    >>> at_chance, right = rows @ [[1.0], [-1.0]], rows @ [[1.0], [1.0]]
+    >>> own_fit_beats_join(rows, at_chance.T, labels, [0, 30]).tolist()
     [True]
-    >>> own_fit_beats_join(X, X[None, :, 1], y, np.array([0, 30])).tolist()
+    >>> own_fit_beats_join(rows, right.T, labels, [0, 30]).tolist()
     [False]
     """
     return own_fit_pvalues(X, F, codes, offsets) < alpha
