@@ -33,6 +33,8 @@ fit.  Dada's kept model (the fit's few local steps) can be worse than its
 join (``tests/test_guardw37_rank_guard.py``), so Dada does not.
 """
 
+import itertools
+
 import numpy as np
 from scipy import sparse
 from scipy.stats import rankdata
@@ -97,19 +99,15 @@ def own_fit_pvalues(X, F, codes, offsets):
     """Per node the p-value of :func:`own_fit_beats_join` (1 for a node of
     one class or fewer than 3 samples, and for every node when ``F`` holds
     more than one problem's margins)."""
-    F = np.atleast_2d(np.asarray(F, dtype=np.float64))
-    codes = np.asarray(codes)
-    out = np.ones(len(offsets) - 1)
-    if F.shape[0] != 1:
-        return out
-    for k in range(len(out)):
-        lo, hi = int(offsets[k]), int(offsets[k + 1])
-        pos = codes[lo:hi] == 1
-        if hi - lo < 3 or pos.all() or not pos.any():
-            continue
-        margins = loo_ridge_margins(X[lo:hi], np.where(pos, 1.0, -1.0))
-        out[k] = sign_flip_pvalue(margins, F[0, lo:hi], pos)
-    return out
+    margins = np.atleast_2d(np.asarray(F, dtype=np.float64))
+    bounds = np.asarray(offsets, dtype=np.intp)
+    p = np.ones(len(bounds) - 1)
+    for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        pos = np.asarray(codes)[lo:hi] == 1
+        if margins.shape[0] == 1 and hi - lo >= 3 and 0 < pos.sum() < hi - lo:
+            own = loo_ridge_margins(X[lo:hi], 2.0 * pos - 1.0)
+            p[k] = sign_flip_pvalue(own, margins[0, lo:hi], pos)
+    return p
 
 
 def own_fit_beats_join(X, F, codes, offsets, alpha=ALPHA):
