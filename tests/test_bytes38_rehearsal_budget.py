@@ -191,11 +191,6 @@ def test_no_fit_log_no_budget():
     assert all(reh.centred.values()) and len(reh.centred) == len(reh.usable)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "With the feature-mean gate open a draw is solved around its own centre only "
-    "(Rehearsal._rehearse), but report_messages still counts 2 C values a draw for "
-    "the share selection's C centres (Landmine seeds 0-2: 2-4 centres, gate open): "
-    "its rehearsal reports are over-counted; fixing it moves Landmine's join bytes"))
 def test_gate_open_reports_count_one_centre(monkeypatch):
     """The terrains' fit (the gate open) with a second, unused centre: the
     join sends the same reports, so its bytes must not move."""

@@ -518,7 +518,10 @@ class Rehearsal:
         return self.centred[a]
 
     def n_centres(self, a):
-        """The centres draw set ``a``'s ordinary draws report on."""
+        """The centres draw set ``a``'s ordinary draws report on (with the
+        feature-mean gate open, the draw's own centre only: ``_rehearse``)."""
+        if self.around is not None:
+            return 1
         return len(self.centres) if self.centred.get(a, True) else 1
 
     def _draw_centres(self, k, owners, perms, kept):
