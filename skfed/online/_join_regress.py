@@ -10,12 +10,15 @@ mean of functions (shrunk), it adds the three of them, ``sum w f0 y``,
 the component's network function (``_network_solved``, which the root sent
 down to every node of the component), the newcomer takes it at scale 1 and
 uses ``sum w`` only: the candidate adds that one float64 (8 bytes instead
-of 24; the two others were sent and never read until split28).
+of 24; the two others were sent and never read until split28), and for
+the newcomer's offset (:mod:`._join_offset`, ``add_nodes`` only) its two
+offset sums (16 bytes more).
 """
 
 import numpy as np
 
 from ..network import payload_bytes
+from ._join_offset import OFFSET_SUMS_BYTES
 
 # Bytes a candidate adds to its answer: the three scale sums, or the weight
 # sum alone when its component's network function was solved.
@@ -29,29 +32,36 @@ def _solved(solved, component):
     return solved is not None and bool(solved[component])
 
 
-def answer_extra_bytes(sums, solved, node_component, node):
+def answer_extra_bytes(sums, solved, node_component, node, offsets=None):
     """Bytes candidate ``node`` adds to its answer (0 without sums: a
-    classifier, or a fit that kept none)."""
+    classifier, or a fit that kept none); with the fit's ``offsets`` sums
+    (an ``add_nodes`` of a fit that kept them), a candidate of a solved
+    component adds those two too."""
     if sums is None:
         return 0
     if _solved(solved, node_component[node]):
-        return WEIGHT_SUM_BYTES
+        return WEIGHT_SUM_BYTES + (0 if offsets is None else OFFSET_SUMS_BYTES)
     return SCALE_SUMS_BYTES
 
 
-def sent_scale_sums(sim, sums, answer, solved, node_component):
+def sent_scale_sums(sim, sums, answer, solved, node_component, offsets=None):
     """The sums the newcomer receives from the candidates ``answer`` (node
     order), one row each: ``(sum w f0 y, sum w f0^2, sum w)``, or ``(NaN,
     NaN, sum w)`` from a candidate of a solved component (the two were not
-    sent).  A rogue candidate corrupts what it sends, one call per candidate
-    in node order (the stream of one call over all of them when none is
-    solved)."""
-    rows = np.full((len(answer), 3), np.nan)
+    sent), then with ``offsets`` the offset sums ``(sum w r, sum w r^2)`` of
+    a solved component's candidate (NaN from the others; without ``offsets``
+    the rows have the three columns only).  A rogue candidate
+    corrupts what it sends, one call per candidate in node order (the
+    stream of one call over all of them when none is solved)."""
+    width = 3 if offsets is None else 5
+    rows = np.full((len(answer), width), np.nan)
     for r, node in enumerate(answer):
         if _solved(solved, node_component[node]):
-            rows[r, 2:] = sim.corrupt_value_rows(sums[[node], 2:], [node])[0]
+            sent = sums[[node], 2:] if offsets is None else np.hstack(
+                [sums[[node], 2:], offsets[[node]]])
+            rows[r, 2:] = sim.corrupt_value_rows(sent, [node])[0]
         else:
-            rows[r] = sim.corrupt_value_rows(sums[[node]], [node])[0]
+            rows[r, :3] = sim.corrupt_value_rows(sums[[node]], [node])[0]
     return rows
 
 
