@@ -131,14 +131,17 @@ def test_bytes_closed_form_and_fitted_nodes_unchanged(fitted, monkeypatch):
     without._network_offset_stats = None
     without, _ = _join(without, Xn, yn, gn)
     n_answers = sum(len(answered) for answered, _ in seen)
-    assert n_answers == 6 * min(10, len(est.nodes_))
+    assert len(seen) == 6 and n_answers >= 12   # (each within its budget: 7 candidates here)
     step1 = joined.join_communication_.total_bytes - without.join_communication_.total_bytes
     # the passes stream the same messages (sizes); only the answers grow
     assert step1 == 16 * n_answers
     assert joined.join_communication_.total_messages == without.join_communication_.total_messages
     n_old = len(est.nodes_)
-    for name in ("_points", "_weights", "_sizes", "gamma_"):
-        assert np.array_equal(getattr(joined, name)[:n_old], getattr(est, name))
+    assert np.array_equal(joined._sizes[:n_old], est._sizes)
+    assert np.array_equal(joined.gamma_[:n_old], est.gamma_)
+    for i, size in enumerate(est._sizes):
+        assert np.array_equal(joined._points[i, :size], est._points[i, :size])
+        assert np.array_equal(joined._weights[i, :size], est._weights[i, :size])
     np.testing.assert_array_equal(joined.predict(X, groups=g), est.predict(X, groups=g))
 
 
