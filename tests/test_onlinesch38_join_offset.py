@@ -58,9 +58,10 @@ def _join(est, Xn, yn, gn, monkeypatch=None):
     if monkeypatch is not None:
         rule = _join_offset.newcomer_offsets
 
-        def spy(est_, scale_sums, *args):
-            seen.extend(scale_sums)
-            return rule(est_, scale_sums, *args)
+        def spy(est_, scale_sums, offset_rows, *args):
+            seen.extend((a, np.hstack([rows, off])) for (a, rows), off in
+                        zip(scale_sums, offset_rows))
+            return rule(est_, scale_sums, offset_rows, *args)
         monkeypatch.setattr("skfed.online._join.newcomer_offsets", spy)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -22,7 +22,8 @@ from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
 from ._join_unlike import zero_unlike_starts
-from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
+from ._join_regress import (_solved, answer_extra_bytes, sent_offset_sums, sent_scale_sums,
+                            solved_prior)
 from ._join_offset import newcomer_offsets, offset_sums, take_join_offsets
 from ._network_function import compress_union, in_width, union
 from ._join_means import join_sizes
@@ -425,7 +426,7 @@ class _JoinMixin:
         candidates = [np.sort(rng.choice(n_old, size=n_candidates[k], replace=False))
                       for k in range(n_new)]
         offset_stats = getattr(self, "_network_offset_stats", None) if offsets else None
-        neighbours, closest, held_out, scale_sums = self._join_select(
+        neighbours, closest, held_out, scale_sums, offset_rows = self._join_select(
             sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old, offset_stats
         )
         if isinstance(self.gamma, str):
@@ -521,7 +522,8 @@ class _JoinMixin:
                            neighbours, self.join_start_, self._is_regressor())  # a contradicted start)
         if offset_stats is not None:
             self._join_offsets_new = newcomer_offsets(
-                self, scale_sums, [network[k][3] for k in range(n_new)], y_new, w_new)
+                self, scale_sums, offset_rows, [network[k][3] for k in range(n_new)], y_new,
+                w_new)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
@@ -754,6 +756,7 @@ class _JoinMixin:
         sums = getattr(self, "_network_fit_stats", None) if self._is_regressor() else None
         solved = getattr(self, "_network_solved", None)
         scale_sums = [None] * n_new
+        offset_rows = [None] * n_new
 
         def visit(k, active):
             i = n_old + k
@@ -776,7 +779,10 @@ class _JoinMixin:
                     sim.counter.send_message(j, i, len(rows) * n_out * value_bytes + extra)
             if sums is not None:
                 scale_sums[k] = (np.asarray(answer, dtype=np.intp), sent_scale_sums(
-                    sim, sums, answer, solved, self.network_component_, offsets))
+                    sim, sums, answer, solved, self.network_component_))
+                if offsets is not None:   # (_join_offset)
+                    offset_rows[k] = sent_offset_sums(sim, offsets, answer, solved,
+                                                      self.network_component_)
             if value_bytes == 4:
                 values = values.astype(np.float32).astype(np.float64)
             values = sim.corrupt_value_rows(values, answer)
@@ -792,7 +798,7 @@ class _JoinMixin:
             return True
 
         _join_rounds(sim, n_old, n_new, visit)
-        return neighbours, closest, held_out, scale_sums
+        return neighbours, closest, held_out, scale_sums, offset_rows
 
     def _join_held_out(self, per_row, values, y, weights, answer, degree):
         """Leave-one-out loss of step 1's choice on the samples it judged by.

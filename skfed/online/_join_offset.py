@@ -80,23 +80,23 @@ def shrunk_offset(moments, residuals, weights):
     return tau2 / (tau2 + s2 / total) * m
 
 
-def newcomer_offsets(est, scale_sums, components, y_new, w_new):
+def newcomer_offsets(est, scale_sums, offset_rows, components, y_new, w_new):
     """Every newcomer's offset in the encoded targets' units (0 where the rule
-    does not act), from its candidates' answers ``scale_sums`` (per
-    newcomer ``(answered, rows)``, the rows of
-    :func:`._join_regress.sent_scale_sums` with the offset sums), the
+    does not act), from its candidates' answers (per newcomer, ``scale_sums``
+    ``(answered, rows)`` of :func:`._join_regress.sent_scale_sums` and
+    ``offset_rows`` of :func:`._join_regress.sent_offset_sums`), the
     component of its network function, and its start's values at its
     samples (``est._join_values``, the network function at scale 1 where it
     starts from a solved one)."""
     solved = getattr(est, "_network_solved", None)
     out = np.zeros(len(components))
     for k, c in enumerate(components):
-        if (scale_sums[k] is None or est.join_start_[k] != "network" or solved is None
+        if (offset_rows[k] is None or est.join_start_[k] != "network" or solved is None
                 or not solved[c]):
             continue
         answered, rows = scale_sums[k]
         same = est.network_component_[answered] == c
-        moments = level_moments(rows[same, 2], rows[same, 3:])
+        moments = level_moments(rows[same, 2], offset_rows[k][same])
         own, _, start = est._join_values[k]
         out[k] = shrunk_offset(moments, y_new[own] - start[:, 0], w_new[own])
     return out

@@ -44,24 +44,30 @@ def answer_extra_bytes(sums, solved, node_component, node, offsets=None):
     return SCALE_SUMS_BYTES
 
 
-def sent_scale_sums(sim, sums, answer, solved, node_component, offsets=None):
+def sent_scale_sums(sim, sums, answer, solved, node_component):
     """The sums the newcomer receives from the candidates ``answer`` (node
     order), one row each: ``(sum w f0 y, sum w f0^2, sum w)``, or ``(NaN,
     NaN, sum w)`` from a candidate of a solved component (the two were not
-    sent), then with ``offsets`` the offset sums ``(sum w r, sum w r^2)`` of
-    a solved component's candidate (NaN from the others; without ``offsets``
-    the rows have the three columns only).  A rogue candidate
-    corrupts what it sends, one call per candidate in node order (the
-    stream of one call over all of them when none is solved)."""
-    width = 3 if offsets is None else 5
-    rows = np.full((len(answer), width), np.nan)
+    sent).  A rogue candidate corrupts what it sends, one call per candidate
+    in node order (the stream of one call over all of them when none is
+    solved)."""
+    rows = np.full((len(answer), 3), np.nan)
     for r, node in enumerate(answer):
         if _solved(solved, node_component[node]):
-            sent = sums[[node], 2:] if offsets is None else np.hstack(
-                [sums[[node], 2:], offsets[[node]]])
-            rows[r, 2:] = sim.corrupt_value_rows(sent, [node])[0]
+            rows[r, 2:] = sim.corrupt_value_rows(sums[[node], 2:], [node])[0]
         else:
-            rows[r, :3] = sim.corrupt_value_rows(sums[[node]], [node])[0]
+            rows[r] = sim.corrupt_value_rows(sums[[node]], [node])[0]
+    return rows
+
+
+def sent_offset_sums(sim, offsets, answer, solved, node_component):
+    """The offset sums ``(sum w r, sum w r^2)`` the newcomer receives from the
+    candidates ``answer`` of a solved component (NaN from the others, which
+    send none), a rogue's corrupted (after its scale sums)."""
+    rows = np.full((len(answer), 2), np.nan)
+    for r, node in enumerate(answer):
+        if _solved(solved, node_component[node]):
+            rows[r] = sim.corrupt_value_rows(offsets[[node]], [node])[0]
     return rows
 
 
