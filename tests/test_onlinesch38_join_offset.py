@@ -86,8 +86,10 @@ def test_offsets_match_numpy(fitted, monkeypatch):
                                    atol=1e-9)
         m = R / W
         s2 = np.sum(RR - W * m ** 2) / np.sum(W - 1)
+        T = np.mean(W * m ** 2) / s2
+        assert T > 1 + 2 * np.sqrt(2 / len(W))   # (levels of sd 1: the check passes)
         tau2 = max(0.0, np.mean(m ** 2 - s2 / W))
-        assert 0.5 < tau2 / (1.0 / scale ** 2) < 2.5   # (levels of sd 1: the moments find them)
+        assert 0.5 < tau2 / (1.0 / scale ** 2) < 2.5   # (... and the moments find them)
         own = gn == 100 + k
         res = (yn[own] - centre) / scale - est._network_values(Xn[own])[:, 0]
         offsets.append(tau2 / (tau2 + s2 / own.sum()) * res.mean())
@@ -161,20 +163,44 @@ def test_unsolved_network_function_join_is_bit_identical(fitted):
     assert np.array_equal(a.predict(Xn, groups=gn), b.predict(Xn, groups=gn))
 
 
-def test_no_level_no_offset():
-    # alike nodes: tau2 = 0 by the moments, shrunk_offset gives 0
+def test_level_moments_closed_form():
+    # two candidates of weight 10, means +-1, within sum of squares 9 each:
+    # s2 = 18 / 18 = 1, T = 10 > 1 + 2 sqrt(2 / 2) = 3, tau2 = 1 - 1 / 10
     moments = _join_offset.level_moments(np.array([10.0, 10.0]),
-                                         np.array([[0.0, 9.0], [0.0, 9.0]]))
+                                         np.array([[10.0, 19.0], [-10.0, 19.0]]))
+    assert moments == (1.0, 0.9)
+    # a newcomer of residuals (3, 1): 0.9 / (0.9 + 1 / 2) of their mean 2
+    offset = _join_offset.shrunk_offset(moments, np.array([3.0, 1.0]), np.ones(2))
+    assert offset == pytest.approx(2 * 0.9 / 1.4, rel=1e-12)
+    # means +-0.5: the moments' tau2 = 0.25 - 0.1 > 0, but T = 2.5 < 3
+    moments = _join_offset.level_moments(np.array([10.0, 10.0]),
+                                         np.array([[5.0, 11.5], [-5.0, 11.5]]))
     assert moments == (1.0, 0.0)
     assert _join_offset.shrunk_offset(moments, np.array([3.0, 1.0]), np.ones(2)) == 0.0
-    # closed form: s2 = (10 - 10) / 18 = 0 ... a level known exactly is kept whole
-    moments = _join_offset.level_moments(np.array([10.0, 10.0]),
-                                         np.array([[10.0, 10.0], [-10.0, 10.0]]))
-    assert moments == (0.0, 1.0)
-    assert _join_offset.shrunk_offset(moments, np.array([3.0, 1.0]), np.ones(2)) == 2.0
-    # no weight above 1 or no sums sent: no moments
+    # no spread within the nodes, no weight above 1 or no sums: no offset
+    assert _join_offset.level_moments(np.array([10.0, 10.0]),
+                                      np.array([[10.0, 10.0], [-10.0, 10.0]]))[1] == 0.0
     assert _join_offset.level_moments(np.array([1.0]), np.array([[1.0, 1.0]])) is None
     assert _join_offset.level_moments(np.array([5.0]), np.array([[np.nan, np.nan]])) is None
+    assert _join_offset.shrunk_offset(None, np.array([3.0]), np.ones(1)) == 0.0
+
+
+def test_alike_nodes_take_no_offset(monkeypatch):
+    # the same rule and no levels: no candidate set passes the check, the
+    # join equals the one without the sums but for the sums' bytes
+    X, y, g, Xn, yn, gn = _data(seed=1, level=0.0)
+    est = _fit(X, y, g)
+    assert est._network_solved.all()
+    joined, seen = _join(est, Xn, yn, gn, monkeypatch)
+    monkeypatch.undo()
+    without = copy.deepcopy(est)
+    without._network_offset_stats = None
+    without, _ = _join(without, Xn, yn, gn)
+    assert np.all(joined.join_offset_ == 0) and getattr(joined, "_join_offsets", None) is None
+    assert np.array_equal(joined.predict(Xn, groups=gn), without.predict(Xn, groups=gn))
+    n_answers = sum(len(answered) for answered, _ in seen)
+    assert (joined.join_communication_.total_bytes - without.join_communication_.total_bytes
+            == 16 * n_answers)
 
 
 def test_partial_fit_and_fit_end_the_offsets(fitted):

@@ -20,7 +20,12 @@ function reached it, like the scale sums; with the ``sum w = W_j`` it
 already sends they give its residuals' weighted mean ``m_j`` and sum of
 squares about it ``S_j``).  Then ``s2 = sum_j S_j / sum_j (W_j - 1)`` and
 ``tau2 = max(0, mean_j (m_j^2 - s2 / W_j))`` (moments: ``E m_j^2 = tau2 +
-s2 / W_j`` about a network function that is right on average).  The newcomer's
+s2 / W_j`` about a network function that is right on average).  Ten candidates
+estimate ``tau2`` loosely, and where the nodes hold no level of their own
+its estimate is above 0 about half the time: the newcomer takes an offset
+only where its candidates show levels, ``T = mean_j W_j m_j^2 / s2`` (about
+1 without levels, of variance ``2 / n`` over ``n`` candidates of normal
+residuals) above ``1 + LEVEL_Z sqrt(2 / n)``.  The newcomer's
 passes then fit ``y - offset`` (its encoded targets) and its predictions add
 the offset (``join_offset_``, in the units of ``y``).  Where no level is
 shared (``tau2 = 0``, alike nodes) the offset is 0.
@@ -39,6 +44,8 @@ from ..network import payload_bytes
 
 # What a candidate of a solved component adds to its answer for the offset.
 OFFSET_SUMS_BYTES = payload_bytes(n_float64=2)
+# Standard errors of T above its no-level mean 1 at which the levels count.
+LEVEL_Z = 2.0
 
 
 def offset_sums(F, y, codes, sample_weight, n_nodes):
@@ -54,7 +61,8 @@ def offset_sums(F, y, codes, sample_weight, n_nodes):
 def level_moments(weight, offset):
     """``(s2, tau2)`` from the candidates' weights ``sum w`` and offset sums
     (rows ``(sum w r, sum w r^2)``) of those that sent them with a weight
-    above 1; None when there are none."""
+    above 1; None when there are none; ``tau2 = 0`` unless their levels
+    pass the ``LEVEL_Z`` check (and when ``s2 = 0``: no spread to test by)."""
     W, offset = np.asarray(weight, float), np.asarray(offset, float)
     use = np.isfinite(offset).all(axis=1) & (W > 1.0)
     if not use.any():
@@ -63,8 +71,9 @@ def level_moments(weight, offset):
     m = R / W
     squares = np.maximum(RR - W * m * m, 0.0)
     s2 = float(squares.sum() / (W - 1.0).sum())
-    tau2 = max(0.0, float(np.mean(m * m - s2 / W)))
-    return s2, tau2
+    if not s2 > 0 or np.mean(W * m * m) / s2 <= 1.0 + LEVEL_Z * np.sqrt(2.0 / len(W)):
+        return s2, 0.0
+    return s2, max(0.0, float(np.mean(m * m - s2 / W)))
 
 
 def shrunk_offset(moments, residuals, weights):
