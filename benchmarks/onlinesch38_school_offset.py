@@ -20,27 +20,26 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import new_nodes as nn  # noqa: E402
-from online_regressor_solve import _data  # noqa: E402
+import new_nodes as nn
+from online_regressor_solve import _data
 
 N_SITES = 40
 
 
 def sites(seed, kind, n_per_site=60):
     """40 sites of ``make_regression`` (12 features, 8 informative, noise 5):
-    ``offset`` adds every site a level (sd 20) and a slope change (0.3 of the
-    mean coefficient size), ``slopes`` the slope change only, ``alike``
+    ``offset`` adds every site a slope change (0.3 of the mean coefficient
+    size) and a level (sd 20), ``slopes`` the slope change only, ``alike``
     nothing (the rule's null: no level to find)."""
     rng = np.random.RandomState(seed)
-    X, y, coef = make_regression(n_samples=n_per_site * N_SITES, n_features=12,
-                                 n_informative=8, noise=5.0, coef=True, random_state=seed)
-    site = np.repeat(np.arange(N_SITES), n_per_site)
-    for k in range(N_SITES):
-        rows = site == k
-        if kind in ("offset", "slopes"):
-            y[rows] += X[rows] @ (rng.randn(12) * 0.3 * np.abs(coef).mean())
-        if kind == "offset":
-            y[rows] += 20 * rng.randn()
+    n = n_per_site * N_SITES
+    X, y, coef = make_regression(n_samples=n, n_features=12, n_informative=8, noise=5.0,
+                                 coef=True, random_state=seed)
+    site = np.arange(n) // n_per_site
+    size = 0.3 * np.abs(coef).mean()
+    slopes = size * rng.randn(N_SITES, 12) if kind in ("offset", "slopes") else np.zeros((N_SITES, 12))
+    levels = 20 * rng.randn(N_SITES) if kind == "offset" else np.zeros(N_SITES)
+    y = y + np.einsum("ij,ij->i", X, slopes[site]) + levels[site]
     return StandardScaler().fit_transform(X), (y - y.mean()) / y.std(), site, "regression"
 
 
@@ -61,7 +60,7 @@ def run(name, seed, ks, baselines):
     data = load(name, seed)
     X, y, groups = data[:3]
     extra = data[4] if len(data) > 4 else None
-    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    fit_rows, _, order = nn.split(X, y, groups, seed, extra)
     est = nn.make_estimator("online", "regression", seed)
     est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
     out = []
@@ -99,7 +98,7 @@ def summarize(rows, ks):
         sel = [r for r in rows if r["dataset"] == name]
         seeds = sorted({r["seed"] for r in sel})
 
-        def cell(key):
+        def cell(key, sel=sel):
             return " / ".join(f"{np.mean([r[key] for r in sel if r['k'] == k]):.2f}"
                               for k in ks)
         keys = ["network", "before", "offset"] + [b for b in ("Ridge", "LassoCV") if b in sel[0]]
@@ -120,8 +119,10 @@ def main():
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     if args.from_json:
-        rows = [json.loads(line) for f in args.from_json for line in open(f)
-                if line.startswith("{")]
+        rows = []
+        for name in args.from_json:
+            with open(name) as f:
+                rows += [json.loads(line) for line in f if line.startswith("{")]
         summarize(rows, ks)
         return
     rows = []

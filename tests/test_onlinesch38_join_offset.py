@@ -105,7 +105,7 @@ def test_offsets_match_numpy(fitted, monkeypatch):
 
 
 def test_offsets_lift_newcomers_of_their_own_level(fitted):
-    est, X, y, g, Xn, yn, gn = fitted
+    est, _, _, _, Xn, yn, gn = fitted
     joined, _ = _join(est, Xn, yn, gn)
     before = copy.deepcopy(est)
     before._network_offset_stats = None
@@ -127,7 +127,7 @@ def test_offsets_lift_newcomers_of_their_own_level(fitted):
 
 
 def test_bytes_closed_form_and_fitted_nodes_unchanged(fitted, monkeypatch):
-    est, X, y, g, Xn, yn, gn = fitted
+    est, X, _, g, Xn, yn, gn = fitted
     joined, seen = _join(est, Xn, yn, gn, monkeypatch)
     monkeypatch.undo()
     without = copy.deepcopy(est)
@@ -149,7 +149,7 @@ def test_bytes_closed_form_and_fitted_nodes_unchanged(fitted, monkeypatch):
 
 
 def test_unsolved_network_function_join_is_bit_identical(fitted):
-    est, X, y, g, Xn, yn, gn = fitted
+    est, _, _, _, Xn, yn, gn = fitted
     mean = copy.deepcopy(est)
     mean._network_solved = np.zeros_like(mean._network_solved)
     without = copy.deepcopy(mean)
