@@ -26,24 +26,28 @@ from online_regressor_solve import _data
 N_SITES = 40
 
 
-def sites(seed, kind, n_per_site=60):
-    """40 sites of ``make_regression`` (12 features, 8 informative, noise 5):
+def sites(seed, kind, n_sites=N_SITES, n_per_site=60):
+    """``n_sites`` sites of ``make_regression`` (12 features, 8 informative, noise 5):
     ``offset`` adds every site a slope change (0.3 of the mean coefficient
     size) and a level (sd 20), ``slopes`` the slope change only, ``alike``
     nothing (the rule's null: no level to find)."""
     rng = np.random.RandomState(seed)
-    n = n_per_site * N_SITES
+    n = n_per_site * n_sites
     X, y, coef = make_regression(n_samples=n, n_features=12, n_informative=8, noise=5.0,
                                  coef=True, random_state=seed)
     site = np.arange(n) // n_per_site
     size = 0.3 * np.abs(coef).mean()
-    slopes = size * rng.randn(N_SITES, 12) if kind in ("offset", "slopes") else np.zeros((N_SITES, 12))
-    levels = 20 * rng.randn(N_SITES) if kind == "offset" else np.zeros(N_SITES)
+    slopes = (size * rng.randn(n_sites, 12) if kind in ("offset", "slopes")
+              else np.zeros((n_sites, 12)))
+    levels = 20 * rng.randn(n_sites) if kind == "offset" else np.zeros(n_sites)
     y = y + np.einsum("ij,ij->i", X, slopes[site]) + levels[site]
     return StandardScaler().fit_transform(X), (y - y.mean()) / y.std(), site, "regression"
 
 
 def load(name, seed):
+    if name.startswith("sites-small-"):
+        # many small sites (100 of 40 rows): the fits keep the network solve
+        return sites(seed, name.split("-", 2)[2], n_sites=100, n_per_site=40)
     if name.startswith("sites-"):
         return sites(seed, name.split("-", 1)[1])
     return _data(name, seed)
