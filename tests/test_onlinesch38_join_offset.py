@@ -239,11 +239,6 @@ def test_partial_fit_newcomers_and_classifiers_send_no_offset_sums(fitted):
 
 
 @needs_mpi
-@pytest.mark.xfail(strict=True, reason=(
-    "the MPI engine's root keeps no offset sums (skfed/engines/_mpi_online.py "
-    "_scale_sums gathers the scale sums only): its newcomers take no offset and "
-    "its joins differ from the simulation's (option: "
-    "/work/wt/onlinesch38_mpi_engine_option.patch)"))
 def test_mpi_fit_keeps_the_offset_sums(tmp_path):
     pytest.importorskip("mpi4py")
     from ._helpers.mpi import launch, saved_cases
