@@ -12,7 +12,10 @@ there):
   features, each scaled by its own spread, with an unpenalized intercept
   and the penalty ``lambda`` the mean squared norm of the centred scaled
   rows (scale-free); each sample gets its *leave-one-out* margin, from the
-  hat matrix ``H = 1/n + S``: ``(f_i - H_ii t_i) / (1 - H_ii)``;
+  hat matrix ``H = 1/n + S``: ``(f_i - H_ii t_i) / (1 - H_ii)``, where
+  rows repeat the fit without every copy (``m`` equal rows: ``m H_ii`` and
+  their mean ``t``; a copy left in made noisy labels look predictable:
+  ``tests/test_review41_own_fit_duplicates.py``);
 * both models' margins become ranks, and ``T = AUC(own) - AUC(joined)``
   over the node's (positive, negative) pairs, ties 1/2;
 * the null swaps each sample's two ranks with probability 1/2 (a paired
@@ -62,6 +65,11 @@ def loo_ridge_margins(X, t):
         S_t, S_diag = S.T @ t, np.diag(S).copy()
     h = S_diag + 1.0 / n
     f = t.mean() + S_t
+    _, group, copies = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+    if copies.max() > 1:  # equal rows leave out together: H_GG = h 1 1'
+        group = group.ravel()
+        h = h * copies[group]
+        t = (np.bincount(group, weights=t) / copies)[group]
     return (f - h * t) / np.maximum(1.0 - h, 1e-12)
 
 

@@ -27,7 +27,9 @@ before on its own, make a rule:
   :data:`N_RANKED` instead of ``w_0`` (same size).
 
 With ``rho <`` :data:`COHERENCE_T` the newcomer's prior centre is its
-margin centre; it still solves its own problem at its rehearsed scale.
+margin centre (but where its label sum is zero: no direction to rank
+by, it keeps ``w_0``); it still solves its own problem at its rehearsed
+scale.
 Else (and under ``privacy``, for regressors, for more than two classes,
 with fewer than ``2`` :data:`N_RANKED` fitted nodes, or where the
 feature-mean gate already placed it, :mod:`skfed.multitask._join_neighbours`)
@@ -85,16 +87,26 @@ def margin_centres(W, S, n_ranked=N_RANKED):
     return np.stack([W[p][top[p]].mean(axis=1) for p in range(W.shape[0])])
 
 
-def coherent_centres(est, W, Z, Y, sw, offsets):
+def coherent_centres(est, W, Z, Y, sw, offsets, prior=None):
     """The newcomers' prior centres ``(P, n_new, d')`` when the rule acts
     (see the module), else ``None``: ``W`` the server's fitted models ``(P,
     m, d')``, ``Z`` / ``Y`` / ``sw`` the newcomers' features, targets and
-    weights node after node (``offsets``)."""
+    weights node after node (``offsets``).  A newcomer whose upload is zero
+    (its label sum has no direction: every model would score 0) keeps its
+    centre without the rule, ``prior`` ``(P, n_new, d')`` (None: the fitted
+    ``w_0``)."""
     if (getattr(est, "omega_mode_", None) != "shared" or est._noised()
             or len(getattr(est, "classes_", ())) != 2 or W.shape[1] < 2 * N_RANKED
             or coherence(W) >= COHERENCE_T):
         return None
-    return margin_centres(W, sent_sums(label_sums(Z, Y, sw, offsets)))
+    S = sent_sums(label_sums(Z, Y, sw, offsets))
+    centres = margin_centres(W, S)
+    silent = ~np.any(S != 0, axis=(0, 2))
+    if silent.any():
+        if prior is None:
+            prior = np.asarray(est._W[:, -1], dtype=np.float64)[:, None, :]
+        centres[:, silent] = np.broadcast_to(prior, centres.shape)[:, silent]
+    return centres
 
 
 def sent_sums(S, bits=None):
