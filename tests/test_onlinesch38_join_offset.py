@@ -205,7 +205,7 @@ def test_alike_nodes_take_no_offset(monkeypatch):
             == 16 * n_answers)
 
 
-def test_partial_fit_and_fit_end_the_offsets(fitted):
+def test_partial_fit_streams_the_newcomers_less_their_offsets_and_fit_ends_them(fitted):
     est, X, y, g, Xn, yn, gn = fitted
     joined, _ = _join(est, Xn, yn, gn)
     assert joined._join_offsets is not None
@@ -213,9 +213,26 @@ def test_partial_fit_and_fit_end_the_offsets(fitted):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         streamed.partial_fit(Xn[:5], yn[:5], groups=gn[:5])
-    assert streamed._join_offsets is None
+    np.testing.assert_array_equal(streamed._join_offsets, joined._join_offsets)
+    # reference: the same call without offsets, the newcomers' targets less
+    # their offset (in y's units), their predictions then adding it
+    ref = copy.deepcopy(joined)
+    ref._join_offsets = None
+    node = {lab: i for i, lab in enumerate(ref.nodes_.tolist())}
+    n_old = len(ref.nodes_) - len(ref.join_offset_)
+    shift = np.array([ref.join_offset_[node[v] - n_old] for v in gn[:5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.partial_fit(Xn[:5], yn[:5] - shift, groups=gn[:5])
+    add = np.array([ref.join_offset_[node[v] - n_old] for v in gn])
+    np.testing.assert_allclose(streamed.predict(Xn, groups=gn), ref.predict(Xn, groups=gn) + add,
+                               rtol=1e-9, atol=1e-9)
     refit = _fit(X, y, g)
     assert getattr(refit, "_join_offsets", None) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = copy.deepcopy(joined).fit(X, y, groups=g)
+    assert again._join_offsets is None
 
 
 def test_partial_fit_newcomers_and_classifiers_send_no_offset_sums(fitted):

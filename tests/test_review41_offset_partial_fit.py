@@ -8,12 +8,10 @@ but leaves the newcomers' functions, fitted without their level, as they
 are: a later call with a few rows of one fitted node moves every
 newcomer's predictions by minus its offset (mean squared error on the
 newcomers' own rows 0.20 -> 2.83 on this fixture) and ``join_offset_``
-still reports the dropped offsets (tests/test_onlinesch38_join_offset.py::
-test_partial_fit_and_fit_end_the_offsets pins the drop, on a call with
-the newcomers' own rows; a fix keeps the offsets and has partial_fit fit
-their rows less them, and changes that pin).  Not fixed here (skfed/online/_share.py
-and the partial_fit target encoding in skfed/online/_classes.py are
-onlinesch38's).
+still reported the dropped offsets.  Fixed: partial_fit keeps the offsets
+and streams a newcomer's rows less its offset (skfed/online/_share.py
+``_stream_targets``; tests/test_onlinesch38_join_offset.py checks it
+against the same call without offsets on shifted targets).
 """
 
 import copy
@@ -42,9 +40,6 @@ def test_join_takes_offsets(joined):
     assert np.mean((est.predict(Xn, groups=gn) - yn) ** 2) < 0.3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "partial_fit drops the newcomers' offsets (online/_share.py _refresh_share) though "
-    "their functions were fitted without their level: predictions move by -offset"))
 def test_partial_fit_on_an_old_node_keeps_the_newcomers_levels(joined):
     est, X, y, g, Xn, yn, gn = joined
     before = est.predict(Xn, groups=gn)

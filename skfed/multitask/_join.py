@@ -590,7 +590,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                 # where the fitted models cancel in w_0, the centre the
                 # server ranks by its label sum (skfed.multitask._join_coherent)
                 coherent = _join_coherent.coherent_centres(
-                    est, W_server[:, :n_fit], Z, Y, sw, layout.offsets)
+                    est, W_server[:, :n_fit], Z, Y, sw, layout.offsets, prior=M)
                 M = M if coherent is None else coherent
         else:
             rehearsal = None

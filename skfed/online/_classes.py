@@ -218,7 +218,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
         if first:
             # (before the targets are encoded: a regressor's are standardized)
             self._set_target_encoding(y, codes, sample_weight=sample_weight)
-        y_encoded = self._encode_targets(y)
+        y_encoded = self._stream_targets(y, codes, first)
         scale = float(np.abs(y_encoded).max()) if self._is_regressor() and len(y) else 1.0
         self._target_scale = max(getattr(self, "_target_scale", 0.0), scale)
         if sample_weight is None:

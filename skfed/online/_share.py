@@ -97,11 +97,22 @@ class _NetworkShareMixin:
         the first call is used from now on (``"auto"`` keeps the share chosen
         or fixed before: its validation runs in the first call only)."""
         share = getattr(self, "network_share", "auto")
-        if self._is_regressor():
-            self._join_offsets = None   # (_join_offset: the joins' offsets end)
         if self._is_regressor() and share != "auto" and float(share) != self.network_share_:
             self.network_share_ = float(share)
             self.network_share_selection_ = None  # (it no longer describes the share)
+
+    def _stream_targets(self, y, codes, first):
+        """A call's encoded targets; after the first call, the rows of a
+        regressor's newcomer less its join offset (``_join_offset``: its
+        function was fitted without its level, which its predictions add,
+        and a later ``partial_fit`` streams its rows the same way)."""
+        y_encoded = self._encode_targets(y)
+        offsets = None if first else getattr(self, "_join_offsets", None)
+        if offsets is None or not self._is_regressor():
+            return y_encoded
+        full = np.zeros(len(self.nodes_))
+        full[:len(offsets)] = offsets
+        return y_encoded - full[codes]
 
     def _network_at(self, X, codes):
         """The network function of every row's node's component at ``X``."""
