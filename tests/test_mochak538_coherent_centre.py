@@ -143,7 +143,7 @@ def test_join_uses_the_margin_centre(rotated, monkeypatch):
     # rule itself off (no label sum sent)
     with monkeypatch.context() as patch:
         patch.setattr(_rehearsal.Rehearsal, "centres_for", lambda self, counts, M: centres.copy())
-        patch.setattr(jc, "coherent_centres", lambda *args: None)
+        patch.setattr(jc, "coherent_centres", lambda *args, **kwargs: None)
         reference = copy.deepcopy(rotated).add_nodes(Xn, yn, groups=gn)
     np.testing.assert_allclose(joined.coef_[-2:], reference.coef_[-2:], rtol=1e-10)
     # the newcomers' first message grows by their label sums (P d' floats
