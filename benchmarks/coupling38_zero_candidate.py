@@ -40,9 +40,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from skfed.online import _coupling  # noqa: E402
-from skfed.online import (  # noqa: E402
-    DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor)
+from skfed.online import (
+    DecentralizedKernelSGDClassifier,
+    DecentralizedKernelSGDRegressor,
+    _coupling,
+)
 
 _original_candidates = _coupling._CouplingSelectionMixin._coupling_candidates
 _original_adopt = _coupling._CouplingSelectionMixin._adopt_coupling

@@ -17,11 +17,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skfed.network import SimulatedNetwork
-from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from skfed.online import _coupling
-from skfed.online._coupling import NO_COUPLING, STRONG_COUPLING, WEAK_COUPLING
 from skfed._topology import _topology_csr, random_regular_degree
+from skfed.network import SimulatedNetwork
+from skfed.online import (
+    DecentralizedKernelSGDClassifier,
+    DecentralizedKernelSGDRegressor,
+    _coupling,
+)
+from skfed.online._coupling import NO_COUPLING, STRONG_COUPLING, WEAK_COUPLING
 
 HEADER = 16
 N_NODES, N_PER = 12, 24
@@ -61,7 +64,7 @@ def _huber(r, delta):
     return np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta))
 
 
-COMMON = dict(kernel="rbf", gamma=0.3, max_epochs=4, random_state=3)
+COMMON = {"kernel": "rbf", "gamma": 0.3, "max_epochs": 4, "random_state": 3}
 
 
 @pytest.mark.parametrize("regression", [False, True])

@@ -45,7 +45,7 @@ from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
 from ._share import node_spread
 
-__all__ = ["WEAK_COUPLING", "STRONG_COUPLING", "NO_COUPLING"]
+__all__ = ["NO_COUPLING", "STRONG_COUPLING", "WEAK_COUPLING"]
 
 # The couplings of consensus_penalty="auto" (measured on the held-out
 # families, doc/user_guide/online.rst).  The uncoupled candidate comes last,
