@@ -24,7 +24,12 @@ from skfed.online import (
     DecentralizedKernelSGDRegressor,
     _coupling,
 )
-from skfed.online._coupling import NO_COUPLING, STRONG_COUPLING, WEAK_COUPLING
+from skfed.online._coupling import (
+    NO_COUPLING,
+    NONE_MARGIN,
+    STRONG_COUPLING,
+    WEAK_COUPLING,
+)
 
 HEADER = 16
 N_NODES, N_PER = 12, 24
@@ -185,3 +190,28 @@ def test_fits_not_choosing_zero_are_the_two_candidate_ones(kind, regression, cho
     assert b[:first + 2] == b2[:first + 2]
     assert b[first + 3] == b2[first + 2] + extra
     assert b[first + 4:] == b2[first + 3:]
+
+
+@pytest.mark.parametrize("none_error, expected", [
+    (0.30, "none"),       # 0.30 < 0.95 * 0.40
+    (0.385, "strong"),    # least, but within the margin: the best coupling
+    (0.37, "none"),       # just under 0.95 * 0.40 = 0.38
+    (0.45, "strong"),
+])
+def test_no_coupling_needs_the_margin(none_error, expected):
+    est = DecentralizedKernelSGDClassifier()
+    est.nodes_ = np.arange(4)
+    cands = est._coupling_candidates(3)   # (at most 3 nodes: no graph drawn)
+    # node errors whose means are 0.5 (weak), 0.4 (strong), none_error;
+    # node 3 reported nothing (NaN) and is left out of the means
+    errors = np.array([[0.4, 0.6, 0.5, np.nan], [0.3, 0.5, 0.4, np.nan],
+                       [none_error - 0.1, none_error + 0.1, none_error, np.nan]])
+    est._adopt_coupling(cands, errors, None)
+    sel = est.consensus_selection_
+    mean = np.nanmean(errors, axis=1)
+    assert_allclose(sel["mean_validation_error"], mean)
+    best = int(np.argmin(mean[:2]))
+    want = "none" if mean[2] < NONE_MARGIN * mean[best] else ["weak", "strong"][best]
+    assert sel["choice"] == want == expected
+    assert est.consensus_penalty_ == {"weak": WEAK_COUPLING, "strong": STRONG_COUPLING,
+                                      "none": NO_COUPLING}[expected]
