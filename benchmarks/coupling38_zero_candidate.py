@@ -137,10 +137,11 @@ def run(name, seed, data, always_default=False):
 
 def main():
     global FAMILY_METRIC
-    if sys.argv[1:2] == ["joins"]:
-        # benchmarks/new_nodes.py with the third candidate (its own arguments)
+    if sys.argv[1:2] in (["joins"], ["joins-two"]):
+        # benchmarks/new_nodes.py with the third candidate (joins-two: with the
+        # weak and strong ones alone, main before coupling38); its own arguments
         import new_nodes
-        patch(True)
+        patch(sys.argv[1] == "joins")
         sys.argv = ["new_nodes.py"] + sys.argv[2:]
         try:
             new_nodes.main()
