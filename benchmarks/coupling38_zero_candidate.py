@@ -170,28 +170,29 @@ def score(task, est, Xte, yte, gte):
 FAMILY_METRIC = "r2"
 
 
+def _timed_fit(Est, seed, X, y, groups, with_zero):
+    """The default estimator fitted with (or without) the third candidate;
+    ``(estimator, CPU seconds)``."""
+    patch(with_zero)
+    t = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = Est(random_state=seed).fit(X, y, groups=groups)
+    return est, round(time.process_time() - t, 1)
+
+
 def run(name, seed, data, always_default=False):
     task, Xtr, Xte, ytr, yte, gtr, gte = data
     Est = DecentralizedKernelSGDRegressor if task == "regression" else DecentralizedKernelSGDClassifier
     row = {"family": name, "seed": seed}
-    patch(True)
-    t = time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        var = Est(random_state=seed).fit(Xtr, ytr, groups=gtr)
-    row["cpu_variant"] = round(time.process_time() - t, 1)
+    var, row["cpu_variant"] = _timed_fit(Est, seed, Xtr, ytr, gtr, True)
     sel = var.consensus_selection_
     row["mean"] = [round(float(v), 5) for v in sel["mean_validation_error"]]
     row["choice"] = sel["choice"]
     row["variant"] = score(task, var, Xte, yte, gte)
     row["variant_bytes"] = int(var.n_bytes_sent_)
     if sel["choice"] == "none" or always_default:
-        patch(False)
-        t = time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            dflt = Est(random_state=seed).fit(Xtr, ytr, groups=gtr)
-        row["cpu_default"] = round(time.process_time() - t, 1)
+        dflt, row["cpu_default"] = _timed_fit(Est, seed, Xtr, ytr, gtr, False)
         row["default"] = score(task, dflt, Xte, yte, gte)
         row["default_choice"] = dflt.consensus_selection_["choice"]
         row["default_bytes"] = int(dflt.n_bytes_sent_)

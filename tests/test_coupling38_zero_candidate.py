@@ -31,6 +31,8 @@ from skfed.online._coupling import (
     WEAK_COUPLING,
 )
 
+from .test_online_coupling import _held, _huber
+
 HEADER = 16
 N_NODES, N_PER = 12, 24
 
@@ -54,19 +56,6 @@ def _nodes(kind, regression, seed=0):
     # classes: above or below the node's median score (both on every node)
     median = np.array([np.median(score[groups == g]) for g in range(N_NODES)])
     return X, (score > median[groups]).astype(int), groups
-
-
-def _held(groups):
-    rank = np.zeros(len(groups), dtype=int)
-    for g in np.unique(groups):
-        rows = np.flatnonzero(groups == g)
-        rank[rows] = np.arange(len(rows))
-    return rank % 4 == 3
-
-
-def _huber(r, delta):
-    a = np.abs(r)
-    return np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta))
 
 
 COMMON = {"kernel": "rbf", "gamma": 0.3, "max_epochs": 4, "random_state": 3}
