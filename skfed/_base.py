@@ -339,7 +339,7 @@ def check_groups(groups, n_samples, *, name="groups"):
         )
     if groups.dtype.kind == "f":
         if not np.all(np.isfinite(groups)):
-            raise ValueError(f"{name} contains NaN or infinite node ids.")
+            raise _missing_ids(name, groups, "NaN or infinite node ids")
     elif groups.dtype.kind == "O":
         _check_object_labels(groups, name)
     elif groups.dtype.kind not in "iubUS":
@@ -348,6 +348,16 @@ def check_groups(groups, n_samples, *, name="groups"):
             f"dtype {groups.dtype}."
         )
     return groups
+
+
+def _missing_ids(name, groups, what="missing node ids (None or NaN)"):
+    """The error for node ids that are None or not finite, naming the first sample."""
+    first = next(i for i, value in enumerate(groups) if value is None or (
+        isinstance(value, (float, np.floating)) and not np.isfinite(value)))
+    return ValueError(
+        f"{name} contains {what}, the first at sample {first}: "
+        "every sample needs the id of its node; drop the rows whose node is unknown "
+        "or give them one.")
 
 
 def _check_object_labels(groups, name):
@@ -363,7 +373,7 @@ def _check_object_labels(groups, name):
     if labels is None or None in labels:
         for value in groups:  # find the first culprit for the message
             if value is None:
-                raise ValueError(f"{name} contains missing node ids (None or NaN).")
+                raise _missing_ids(name, groups)
             try:
                 hash(value)
             except TypeError as exc:
@@ -375,7 +385,7 @@ def _check_object_labels(groups, name):
     if floats:
         values = np.array([v for v in labels if isinstance(v, (float, np.floating))])
         if not np.all(np.isfinite(values)):
-            raise ValueError(f"{name} contains missing node ids (None or NaN).")
+            raise _missing_ids(name, groups)
     has_str = any(issubclass(type_, (str, np.str_)) for type_ in types)
     kinds = {type_.__name__ for type_ in types if not issubclass(type_, (str, np.str_))}
     if has_str and kinds:

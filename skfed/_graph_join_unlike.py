@@ -23,12 +23,14 @@ come from the base rate alone (10 rows of a Landmine field holding 7-8
 mines where the field has a few percent, rogue34) keep the neighbours'
 model, which knows the rate better than 10 rows do.  A boundary turned by 90 degrees leaves the joined model at
 chance on the newcomer's samples, where neither test fires; a comparison
-with the newcomer's own leave-one-out fit would
-(``benchmarks/guardw37_own_fit.py``: Perso-lin's join at ``k = 20`` from
-0.575 to 0.663 on seeds 0-11, no table newcomer under 0.05) but flags Dada
-newcomers whose kept local model is worse than the joined one
-(``tests/test_graph_join_light_rows.py``'s 25-row newcomer: 0.805 against
-0.889 on fresh rows), so it is not run.
+with the newcomer's own leave-one-out fit does
+(:mod:`skfed._join_own_fit`: Perso-lin's join at ``k = 20`` from 0.575 to
+0.663 on seeds 0-11, no table newcomer flagged,
+``benchmarks/guard38_persolin_own_fit.py``), and Perso-lin's posterior and
+feature-mean joins run it too (:func:`keep_alone_if_contradicted`).  The
+graph join does not: it flags Dada newcomers whose kept local model is
+worse than the joined one (``tests/test_graph_join_light_rows.py``'s
+25-row newcomer: 0.805 against 0.889 on fresh rows).
 
 Why not re-weigh (a larger own confidence chosen by cross-validation on
 the newcomer's samples) instead of keeping the local model: on rogue34's
@@ -53,6 +55,7 @@ one-class newcomers, which the test never flags.)
 
 import numpy as np
 
+from ._join_own_fit import own_fit_beats_join
 from ._join_rank import ranking_reversed
 from ._join_unlike import class_codes, worse_than_chance
 
@@ -117,6 +120,20 @@ def _flags(est, X, y, sw, layout, new_models):
     return contradicted(Z, Y, layout, new_models, sw), Z, Y
 
 
+def _own_fit_flags(X, Z, Y, sw, layout, models):
+    """Per newcomer of two classes, :func:`skfed._join_own_fit.own_fit_beats_join`
+    on its rows of positive weight."""
+    out = np.zeros(layout.n_nodes, dtype=bool)
+    for k in range(layout.n_nodes):
+        idx = layout.node_indices(k)
+        idx = idx[np.asarray(sw)[idx] > 0]
+        F = np.asarray(models[k], dtype=np.float64) @ np.asarray(Z[idx], dtype=np.float64).T
+        if F.shape[0] == 1:
+            _, true = class_codes(F, np.asarray(Y[:, idx]))
+            out[k] = own_fit_beats_join(X[idx], F, true, np.array([0, len(idx)]))[0]
+    return out
+
+
 def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, losses=None,
                                keep_losses=False):
     """Replace (in place) the flagged newcomers' models by their local ones
@@ -138,8 +155,11 @@ def keep_local_if_contradicted(est, X, y, sw, layout, new_models, local_models, 
 
 
 def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
-    """Perso-lin's posterior and feature-mean joins: each flagged newcomer's
-    model (in ``new_models``, in place) becomes the one it fits alone and
+    """Perso-lin's posterior and feature-mean joins: each newcomer flagged
+    by :func:`contradicted` or, with two classes, by
+    :func:`skfed._join_own_fit.own_fit_beats_join` (its own leave-one-out
+    fit ranks its samples better than the join) gets as its model (in
+    ``new_models``, in place) the one it fits alone and
     its loss (in ``losses``) that model's ``c_n F_n`` (see the module);
     returns the flags.  Not under a finite ``privacy`` budget (see
     :func:`keep_local_if_contradicted`)."""
@@ -147,6 +167,8 @@ def keep_alone_if_contradicted(est, X, y, sw, layout, new_models, losses):
     from .boosting._perso_lin import light_mass
 
     flagged, Z, Y = _flags(est, X, y, sw, layout, new_models)
+    if Z is not None:  # (and a join at chance its own fit beats: skfed/_join_own_fit.py)
+        flagged |= _own_fit_flags(X, Z, Y, sw, layout, new_models)
     dtype = new_models.dtype
     if not flagged.any():
         return flagged

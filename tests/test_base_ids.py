@@ -67,10 +67,10 @@ def test_group_column_nan_and_missing_column_are_named(data):
     X_col = np.column_stack([groups.astype(float), X])
     X_col[3] = np.nan  # the id and the features of one row are missing
     est = LocalEstimator(LogisticRegression(), group_column=0)
-    with pytest.raises(ValueError, match="^group_column contains NaN or infinite node ids.$"):
+    with pytest.raises(ValueError, match="^group_column contains NaN or infinite node ids, the first at sample 3: "):
         est.fit(X_col, y)
     X_col[3, 1:] = 0.0
-    with pytest.raises(ValueError, match="^group_column contains NaN or infinite node ids.$"):
+    with pytest.raises(ValueError, match="^group_column contains NaN or infinite node ids, the first at sample 3: "):
         est.fit(X_col, y)
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(node=groups)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from .test_multitask_join import HEADER, _design, _split, _tasks
 
-from skfed.multitask import FederatedMultiTaskRegressor
+from skfed.multitask import FederatedMultiTaskRegressor, _rehearsal_bytes
 from skfed.multitask._rehearsal import (
     REHEARSAL_SCALES,
     REHEARSAL_SIZES,
@@ -24,6 +24,14 @@ from skfed.multitask._rehearsal import (
 )
 
 SCALES = np.asarray(REHEARSAL_SCALES)
+
+
+@pytest.fixture(autouse=True)
+def _reports_at_any_cost(monkeypatch):
+    """The tests' fits are small: their centres' reports would pass
+    REHEARSAL_BYTE_SHARE of the fit's bytes and travel in 8 bits (tested in
+    test_bytes38_rehearsal_budget); these tests check the float64 choice."""
+    monkeypatch.setattr(_rehearsal_bytes, "REHEARSAL_BYTE_SHARE", np.inf)
 
 
 def _reference_choice(found, owners):

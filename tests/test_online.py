@@ -1447,7 +1447,26 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
         errors = sum((f(D, W, x) > 0) != (t > 0) for x, t in zip(Xn, y_enc))
         E = 0 if errors <= 0.1 * len(Xn) else 2
     assert est.join_passes_.tolist() == [E]
-    for x, t in list(zip(Xn, y_enc)) * E:
+    # (onlinesch38) a regressor's newcomer on a solved network function:
+    # its own level, its residuals' mean shrunk by the fitted nodes' (all
+    # 4 candidates answer) within- and between-node variances where their
+    # levels pass the check; its passes fit its targets less it, its
+    # predictions add it
+    off = 0.0
+    if kind == "regressor" and choice == "network" and solved:
+        Xf, yf, wf, _ = est._test_fit_samples
+        gf = np.repeat(np.arange(4), len(yf) // 4)
+        r = _encoded(est, yf) - np.array([f_mean(x) for x in Xf])
+        Wj = np.bincount(gf, wf)
+        m = np.bincount(gf, wf * r) / Wj
+        s2 = np.sum(np.bincount(gf, wf * r * r) - Wj * m * m) / np.sum(Wj - 1)
+        assert np.mean(Wj * m * m) / s2 > 1 + 2 * np.sqrt(2 / 4)   # (levels 0.1 g)
+        tau2 = max(0.0, np.mean(m * m - s2 / Wj))
+        rn = y_enc - np.array([f_mean(x) for x in Xn])
+        off = tau2 / (tau2 + s2 / len(Xn)) * rn.mean()
+        assert off != 0.0
+        assert_allclose(est.join_offset_, [est.target_scale_ * off], rtol=1e-9)
+    for x, t in list(zip(Xn, y_enc - off)) * E:
         fi = f(D, W, x)
         omega = share * dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
         D = np.vstack([D, x])

@@ -86,8 +86,9 @@ def test_mpi_sparse_X_names_the_node_as_the_simulation_does():
 
 
 @pytest.mark.parametrize("nodes, message", [
-    ([0.0, np.nan, 2.0, 3.0], r"^nodes contains NaN or infinite node ids\.$"),
-    ([0, None, 2, 3], r"^nodes contains missing node ids \(None or NaN\)\.$"),
+    ([0.0, np.nan, 2.0, 3.0], r"^nodes contains NaN or infinite node ids, the first at sample 1: every sample "
+     r"needs the id of its node; drop the rows whose node is unknown or give them one\.$"),
+    ([0, None, 2, 3], r"^nodes contains missing node ids \(None or NaN\), the first at sample 1: "),
     (np.array([0, "one", 2, 3], dtype=object), r"^nodes mixes strings and other types"),
     ([], r"^nodes is empty: give the label of every node to fit\.$"),
     ([0, 1, 1, 2], r"^nodes must not repeat a label\.$"),

@@ -34,13 +34,6 @@ def test_median_spans_every_feature_then_all_kept(seed):
     assert ms.pool_scatters(tri, 9, masses=np.full(30, 10.0))[1].min() == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review39: honest nodes varying in a feature that more than half the nodes hold "
-    "constant are left out of the pool (seed 2: 14 of 30, seed 5: 12 of 30; the "
-    "coordinate-wise median scatter is 0 there and skfed/_mean_scatter.py node_sizes "
-    "floors it at FLOOR x its top eigenvalue, sizing them ~1e5 x the median); the whitening "
-    "then ignores those nodes' scatter. Not fixed: the floor is what bounds a rogue's "
-    "variance in a direction honest nodes lack (rogue34)"))
 @pytest.mark.parametrize("seed", [2, 5])
 def test_rare_binary_features_keep_every_honest_node(seed):
     tri, full = _binary_nodes(seed)

@@ -4,17 +4,14 @@ every assignment of the node's class counts to its samples, ``U`` counting
 pairs ranked right with ties 1/2.
 
 Without ties SciPy's exact Mann-Whitney is that null to rounding (checked
-exhaustively on small nodes).  With tied margins it is not: SciPy's
-``method="exact"`` uses the distribution of ``U`` without ties, which is
-not the permutation null of the tied margins, so the veto keeps flags its
-stated test would remove (0.2 instead of 0.3 at level 0.25) and removes
-flags it would keep (0.267 instead of 0.2).  Ties are common: 65 of the 266
+exhaustively on small nodes).  With tied margins it was not:
+SciPy's ``method="exact"`` uses the distribution of ``U`` without ties,
+which is not the permutation null of the tied margins (0.2 instead of 0.3,
+0.267 instead of 0.2 at level 0.25).  Ties are common: 65 of the 266
 two-class newcomers of Dada's and Perso-lin's table joins (moons,
 Landmine, seeds 0-1, k = 5, 10, 20) have tied margins, though none of
-them (n <= 16) changes side of 0.25 (p at most 0.042 off), and only a
-newcomer the errors test flags is ranked.  A fix in ``skfed/_join_rank.py``
-(guard38's file) needs the permutation null of the mid-ranks (a count over
-rank sums; SciPy's ``PermutationMethod`` refuses a class of one sample).
+them (n <= 16) changed side of 0.25.  Tied nodes now take the exact
+permutation null of their mid-ranks (``tied_exact_pvalue``).
 """
 
 import itertools
@@ -22,7 +19,7 @@ import itertools
 import numpy as np
 import pytest
 
-from skfed._join_rank import VETO_LEVEL, ranking_pvalues, ranking_reversed
+from skfed._join_rank import ranking_pvalues, ranking_reversed
 
 
 def _u(pos, neg):
@@ -84,11 +81,6 @@ def test_two_classes_of_one_sample_each():
     assert _p(np.array([0.0, 1.0]), np.array([0, 1])) == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "skfed/_join_rank.py ranking_pvalues: mannwhitneyu(method='exact') ignores ties "
-    "(the no-ties null of U), so tied margins get too small a p-value: 0.2 instead of the "
-    "enumerated 0.3 for positives (0, 0) vs negatives (1, 0, 1), vetoed at 0.25 where "
-    "the stated test keeps the flag removed"))
 def test_tied_margins_p_value_is_the_enumerated_null():
     F = np.array([1.0, 0.0, 1.0, 0.0, 0.0])
     y = np.array([0, 0, 0, 1, 1])
@@ -96,19 +88,32 @@ def test_tied_margins_p_value_is_the_enumerated_null():
     assert _p(F, y) == pytest.approx(0.3)
 
 
-def test_tied_margins_today_fire_under_the_veto_level():
-    # (the xfail above, measured: the decision at VETO_LEVEL on small tied
-    # nodes differs from the enumerated null's both ways)
+def test_tied_margins_p_values_are_the_enumerated_null():
+    # small tied nodes (margins of 2-3 values): the p-value is the
+    # enumeration's, so the veto's decision at VETO_LEVEL is the stated test's
     rng = np.random.default_rng(0)
-    disagree, under = 0, 0
+    checked = tied = 0
     for _ in range(600):
-        n = int(rng.integers(4, 9))
+        n = int(rng.integers(2, 10))
         y = rng.integers(0, 2, n)
         if y.min() == y.max():
             continue
         F = rng.integers(0, 3, n).astype(np.float64)
-        p, ref = _p(F, y), _enumerated(F, y)
-        if (p < VETO_LEVEL) != (ref < VETO_LEVEL):
-            disagree += 1
-            under += p < ref
-    assert disagree > under > 0
+        assert _p(F, y) == pytest.approx(_enumerated(F, y), abs=1e-12), (F, y)
+        checked += 1
+        tied += np.unique(F).size < n
+    assert checked > 400 and tied > 400
+
+
+def test_tied_margins_of_a_large_node_against_a_permutation_sample():
+    # 30 + 40 samples of 5 margin values (the exact path, 1,200 pairs):
+    # the p-value against 20,000 random relabellings (binomial error 0.0035)
+    rng = np.random.default_rng(1)
+    F = rng.integers(0, 5, 70).astype(np.float64)
+    y = np.r_[np.ones(30, int), np.zeros(40, int)]
+    p = _p(F, y)
+    u0 = _u(F[y == 1], F[y != 1])
+    hits = sum(_u(F[m == 1], F[m != 1]) <= u0 + 1e-9
+               for m in (rng.permutation(y) for _ in range(20000)))
+    assert abs(p - hits / 20000) < 4 * 0.0035
+    assert 0.0 < p <= 1.0

@@ -12,6 +12,7 @@ count.  It now reports the bytes the peer itself counted: the root's sends
 end to end.
 """
 
+import copy
 import pickle
 import warnings
 
@@ -23,7 +24,8 @@ from skfed.engines._mpi_online import _scale_sums
 
 
 class _RootPeer:
-    """The root of 3 ranks: sends count a fixed size, receives return zero sums."""
+    """The root of 3 ranks: sends count a fixed size, receives return zero
+    sums (the 3 scale sums and the 2 join-offset sums of every node)."""
 
     rank, root = 0, 0
 
@@ -40,7 +42,7 @@ class _RootPeer:
 
     def recv(self, source, tag=None, *, timeout=None, what="a message"):
         self.last_nbytes = 77 + source
-        return tag, np.zeros((self.n_nodes, 3))
+        return tag, np.zeros((self.n_nodes, 5))
 
     def flush(self, dead=()):
         pass
@@ -58,6 +60,10 @@ def test_the_exchange_reports_the_peers_counts(monkeypatch):
                                               random_state=0).fit(X, y, groups=g)
     codes = np.unique(g, return_inverse=True)[1]
     expected = est._network_scale_sums(X, y, codes, None)
+    # the root's own nodes' join-offset sums from the same rows (skfed.online._join_offset)
+    ref = copy.deepcopy(est)
+    ref._keep_fit_sums(X, y, codes, None)
+    offsets = ref._network_offset_stats
     assert expected[:, 2].tolist() == [10.0] * 4
     pickled = []
     real_dumps = pickle.dumps
@@ -69,6 +75,7 @@ def test_the_exchange_reports_the_peers_counts(monkeypatch):
     assert traffic == {"network": {"bytes": 2000, "messages": 2},
                        "scale_sums": {"bytes": 78 + 79, "messages": 2}}
     np.testing.assert_allclose(est._network_fit_stats, expected, rtol=0, atol=0)
+    np.testing.assert_allclose(est._network_offset_stats, offsets, rtol=0, atol=0)
 
 
 def test_one_rank_reports_no_exchange():
@@ -81,7 +88,7 @@ def test_one_rank_reports_no_exchange():
         est = DecentralizedKernelSGDRegressor(kernel="rbf", max_epochs=1,
                                               random_state=0).fit(X, y, groups=g)
     peer = _RootPeer(3)
-    peer.live_others = lambda: []
+    peer.live_others = list
     codes = np.unique(g, return_inverse=True)[1]
     assert _scale_sums(est, peer, (X, y, codes, None)) == {}
     assert peer.sent == [] and dict(peer.traffic.bytes) == {}

@@ -51,13 +51,16 @@ def _join(est, X, y, off=False):
         flags.append(out.copy())
         return np.zeros_like(out) if off else out
 
+    own_fit = unlike.own_fit_beats_join  # (guard38's second test: off too)
     unlike.contradicted = spy
+    if off:
+        unlike.own_fit_beats_join = lambda X, F, c, o: np.zeros(len(o) - 1, dtype=bool)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.add_nodes(X, y, groups=np.full(len(y), NEW))
     finally:
-        unlike.contradicted = original
+        unlike.contradicted, unlike.own_fit_beats_join = original, own_fit
     return est, flags
 
 

@@ -234,7 +234,7 @@ def test_bullet_numbers_are_in_the_named_docstrings():
         pytest.skip("benchmarks/ is not in this checkout")
     table = _numbers(_section(text, ".. _growing-results:", "What a join costs"))
     limits = _bullets(_section(text, ".. _growing-limits:", ".. rubric:: References"))
-    assert len(limits) >= 14
+    assert len(limits) >= 8   # (the parser found the bullets)
     parts = list(limits)
     for paragraph in _section(text, ".. _growing-unlike:", ".. _growing-results:").split("\n\n"):
         parts += _bullets("\n" + paragraph) if paragraph.startswith("* ") else [paragraph]

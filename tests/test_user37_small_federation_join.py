@@ -40,7 +40,7 @@ def _quoted():
         r"its refit",
         text)
     assert match, "growing.rst no longer quotes the small-federation figures"
-    assert "(on 8, up to 39 % of the bytes:" in text
+    assert "(on 8, up to 13 % of the bytes:" in text
     bounds = [float(v) / 100 for v in match.groups()]
     names = ["MOCHA regressor", "MOCHA classifier", "Perso-lin", "online kernel SGD regressor"]
     return dict(zip(names, zip(bounds[::2], bounds[1::2])))

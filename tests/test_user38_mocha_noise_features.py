@@ -6,7 +6,6 @@ the page's figures are re-fitted here.
 """
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,19 +16,13 @@ from sklearn.svm import SVC, LinearSVC
 
 from skfed.multitask import FederatedMultiTaskClassifier
 
+from ._helpers.bench import bench_function
+
 _ROOT = Path(__file__).resolve().parents[1]
 
 
 def _noise(seed):
-    bench = _ROOT / "benchmarks"
-    if not (bench / "user38_first_user.py").exists():
-        pytest.skip("benchmarks/ is not in this checkout")
-    sys.path.insert(0, str(bench))
-    try:
-        from user38_first_user import noise
-    finally:
-        sys.path.remove(str(bench))
-    return noise(seed)
+    return bench_function("user38_first_user", "noise")(seed)
 
 
 def _site_mean(pred, y, g):

@@ -8,13 +8,14 @@ check that a call is one pass.
 """
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from skfed.online import DecentralizedKernelSGDClassifier
+
+from ._helpers.bench import bench_function
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,12 +65,6 @@ def test_stream_figures_seed_0():
     assert round(_site_mean(fit, Xte, yte, gte), 3) == fit_said
     assert round(_site_mean(one, Xte, yte, gte), 3) == one_said
     assert round(_site_mean(calls, Xte, yte, gte), 3) == calls_said
-    bench = _ROOT / "benchmarks"
-    if bench.exists():  # the benchmark's task is this one
-        sys.path.insert(0, str(bench))
-        try:
-            from user38_first_user import circles
-        finally:
-            sys.path.remove(str(bench))
-        for a, b in zip(circles(0), _circles(0)):
-            np.testing.assert_array_equal(a, b)
+    # the benchmark's task is this one
+    for a, b in zip(bench_function("user38_first_user", "circles")(0), _circles(0)):
+        np.testing.assert_array_equal(a, b)

@@ -9,7 +9,6 @@ the page's figures are read back.
 """
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,19 +20,13 @@ from sklearn.preprocessing import StandardScaler
 
 from skfed.online import DecentralizedKernelSGDRegressor, _coupling
 
+from ._helpers.bench import bench_function
+
 _ROOT = Path(__file__).resolve().parents[1]
 
 
 def _unrelated(seed):
-    bench = _ROOT / "benchmarks"
-    if not (bench / "user38_first_user.py").exists():
-        pytest.skip("benchmarks/ is not in this checkout")
-    sys.path.insert(0, str(bench))
-    try:
-        from user38_first_user import unrelated
-    finally:
-        sys.path.remove(str(bench))
-    return unrelated(seed)
+    return bench_function("user38_first_user", "unrelated")(seed)
 
 
 def _site_r2(pred, y, g):

@@ -700,7 +700,8 @@ def _scale_sums(est, peer, samples):
     function, sends it to every live rank (``"network"`` in
     ``mpi_traffic_``); each rank computes its own nodes' sums and sends them
     back (``"scale_sums"``), and the root keeps them in
-    ``_network_fit_stats``.  The nodes of a rank that does not answer keep
+    ``_network_fit_stats`` (and the join-offset sums,
+    :mod:`skfed.online._join_offset`, in ``_network_offset_stats``).  The nodes of a rank that does not answer keep
     zero sums (a newcomer's scale leaves them out).  Called on every rank
     after ``Peer.collect``: the root with the fitted estimator, the
     others with their own.  Returns, on the root, the traffic of this
@@ -718,8 +719,9 @@ def _scale_sums(est, peer, samples):
             return
         for name, value in zip(names, function):
             setattr(est, name, value)
-        peer.send(root, TAG_SCALE, "scale_sums", est._network_scale_sums(X, y, codes,
-                                                                        sample_weight))
+        est._keep_fit_sums(X, y, codes, sample_weight)   # (and the join offset's sums)
+        peer.send(root, TAG_SCALE, "scale_sums", np.hstack([est._network_fit_stats,
+                                                           est._network_offset_stats]))
         peer.flush()
         return
     function = tuple(getattr(est, name) for name in names)
@@ -733,7 +735,8 @@ def _scale_sums(est, peer, samples):
         traffic.add("network", peer.traffic.bytes["network"] - sent[0],
                     peer.traffic.messages["network"] - sent[1])
     # (each node's rows are on its rank only: the ranks' sums add up)
-    sums = est._network_scale_sums(X, y, codes, sample_weight)
+    est._keep_fit_sums(X, y, codes, sample_weight)
+    sums = np.hstack([est._network_fit_stats, est._network_offset_stats])
     for r in others:
         try:
             part = peer.recv(r, TAG_SCALE, what="the scale sums")[1]
@@ -743,5 +746,5 @@ def _scale_sums(est, peer, samples):
         traffic.add("scale_sums", peer.last_nbytes)  # as the sender's Peer.send counted it
         sums = sums + part
     peer.flush()
-    est._network_fit_stats = sums
+    est._network_fit_stats, est._network_offset_stats = sums[:, :3], sums[:, 3:]
     return traffic.as_dict()

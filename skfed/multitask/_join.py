@@ -153,7 +153,10 @@ dropped:
   classifier's node whose samples weigh 1, for a one-class draw such
   counts per class with the draw's class and held-out counts, else one
   float; an ordinary draw once per rehearsed centre;
-  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`); the first join
+  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`; with the share
+  selection's centres at most a tenth of the fit's bytes: rounded to 8
+  bits, else no centres, :mod:`skfed.multitask._rehearsal_bytes`); the
+  first join
   also carries the feature-mean gate's exchange if it costs at most 5 % of
   the fit's bytes (per fitted node its mean, two models, its gain), and
   with the gate open a newcomer also uploads its feature mean
@@ -217,7 +220,7 @@ from ..network import resolve_network
 from ._compression import _FLOAT
 from ._join_warm import extend_dual_state
 from ._node_data import refuse_dropped_join
-from . import _join_neighbours, _join_unlike
+from . import _join_coherent, _join_neighbours, _join_unlike
 from ._join_cv import held_out_losses
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
@@ -548,7 +551,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
 
     mode = est.omega_mode_
     A = np.zeros((n_new, n_old))
-    rehearsal = neighbours = gate = None
+    rehearsal = neighbours = gate = coherent = None
     # A newcomer lighter than the fitted nodes' mean weight trusts its prior
     # that much more (see the module): c_n is scaled by its confidence.
     mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
@@ -561,6 +564,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         c = lam / mu
         rehearsal = getattr(est, "_join_rehearsal", None)
         if rehearsal is not None and len(rehearsal.sizes):
+            fit_log = getattr(est, "communication_", None)
+            # what a size's reports may cost with the share selection's
+            # centres: a share of the fit's bytes (skfed.multitask._rehearsal_bytes)
+            rehearsal.fit_bytes = None if fit_log is None else fit_log.total_bytes
+            rehearsal.header_bytes = resolve_network(est.network).header_bytes
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))
             c = c * scales
@@ -568,7 +576,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # found a larger share's better; skfed.multitask._rehearsal)
             M = rehearsal.centres_for(layout.counts, M)
             gate = getattr(rehearsal, "neighbours", None)
-            fit_log = getattr(est, "communication_", None)
             if gate is not None and not gate.affordable(
                     None if fit_log is None else fit_log.total_bytes, _FLOAT,
                     resolve_network(est.network).header_bytes):
@@ -579,6 +586,12 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                 # centre is its nearest-mean nodes' mean model
                 # (skfed.multitask._join_neighbours)
                 M = neighbours.centres(W_server[:, :n_fit], Z, layout.offsets, sw)
+            else:
+                # where the fitted models cancel in w_0, the centre the
+                # server ranks by its label sum (skfed.multitask._join_coherent)
+                coherent = _join_coherent.coherent_centres(
+                    est, W_server[:, :n_fit], Z, Y, sw, layout.offsets)
+                M = M if coherent is None else coherent
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
@@ -595,6 +608,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # scales, answers w_0 and its prior weight lam / c_n.
             # (with the gate open also its feature mean)
             up = 2 + (neighbours.n_features if neighbours is not None else 0)
+            up += 0 if coherent is None else _join_coherent.upload_floats(W_server)
             phases = [[("up", up), ("down", P * d + 1)]]
         else:
             # w_0, mu and the fitted nodes' mean weight

@@ -63,6 +63,13 @@ share selection (small nodes: rotated moons, School, related-small,
 -alike, -clustered, -narrow) have one centre and join exactly as before.
 Cost: one more solve per centre; related-wide's join at ``k = 20`` took
 0.122 of its 0.23 s refit's CPU (0.087 before).
+A size's reports with the centres (``2 C`` times the values of one
+centre) cost at most
+:data:`~skfed.multitask._rehearsal_bytes.REHEARSAL_BYTE_SHARE` of the
+fit's bytes: float64, else rounded to 8 bits, else no centres (around
+``w_0`` alone); on small federations they were most of a join's bytes (8
+sites: 0.31-0.34 of a refit's, 0.067-0.075 rounded, the same scores;
+:mod:`skfed.multitask._rehearsal_bytes`).
 
 With the feature-mean gate open (:mod:`skfed.multitask._join_neighbours`)
 newcomers are centred on their nearest fitted nodes' mean model, and so is
@@ -78,9 +85,9 @@ import numpy as np
 
 from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
-from ..network import index_bits, payload_bytes
 from ._join_neighbours import feature_neighbours
-from ._rehearsal_centres import CENTRE_BYTES, draw_centres, paired_result, two_class_draws
+from ._rehearsal_bytes import centres_affordable, quantized_reports, report_messages
+from ._rehearsal_centres import draw_centres, paired_result, two_class_draws
 from ._state import _LOSSES
 
 __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
@@ -387,6 +394,12 @@ class Rehearsal:
         self.join_centres = [self.w0] + [np.array(c[2], dtype=np.float64).reshape(self.w0.shape)
                                          for c in other]
         self.centre_of = {}  # draw set a -> index of its size's centre
+        # draw set a -> False where its reports could not afford the centres
+        # (skfed.multitask._rehearsal_bytes); the join sets the fit's bytes
+        # (None: no limit) and the network's header
+        self.centred = {}
+        self.report_bits = {}  # draw set a -> bits of its float reports (None: float64)
+        self.fit_bytes, self.header_bytes = None, 0
         # the selected candidate's w0 of that fold and the fold's rows
         fold = getattr(nodes, "share_fold", None) if len(self.centres) > 1 else None
         self.fold_w0 = (None if fold is None
@@ -456,9 +469,9 @@ class Rehearsal:
         kept = self.kept[a]
         solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
         self.centre_of[a] = 0
-        if self._around() is not None:  # (the gate's centres replace w0 and the others)
+        if self.around is not None:  # (the gate's centres replace w0 and the others)
             found = [self._solve(*solve, w0=self._draw_centres(k, owners, perms, kept))]
-        elif len(self.centres) < 2:
+        elif len(self.centres) < 2 or not self._centres_affordable(a):
             found = [self._solve(*solve)]
         else:
             # the centres compared on the rows outside their fit (the
@@ -474,6 +487,12 @@ class Rehearsal:
                 full, in_fold = self._solve(*solve, w0=w0, weightings=[None, fold])
                 found.append(full)
                 clean.append(in_fold)
+            if self.report_bits.get(a) is not None:
+                # what the server decodes of reports rounded to fit the
+                # share (skfed.multitask._rehearsal_bytes)
+                floats = [not self.count_reports[int(t)] for t in owners]
+                decoded = quantized_reports(found + clean, self.report_bits[a], floats)
+                found, clean = decoded[:len(found)], decoded[len(found):]
             scored = kept & np.isfinite(clean[0][0])
             self.centre_of[a] = choose_centre([E[:, scored] for E in clean], owners[scored])
         errors = found[self.centre_of[a]]
@@ -481,7 +500,7 @@ class Rehearsal:
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
         self.results[a] = result
-        if self._around() is not None and self.one_class_kind:
+        if self.around is not None and self.one_class_kind:
             # a two-class newcomer's scale, from the draws like it
             # (skfed.multitask._rehearsal_centres)
             Y = {t: v[1] for t, v in self.data.items()}
@@ -490,15 +509,27 @@ class Rehearsal:
         self.cpu += time.process_time() - start
         return result
 
-    def _around(self):
-        return getattr(self, "around", None)
+    def _centres_affordable(self, a):
+        """Whether draw set ``a`` compares the centres (recorded in
+        ``centred``, with the bits of its reports in ``report_bits``;
+        :mod:`skfed.multitask._rehearsal_bytes`)."""
+        if a not in self.centred:
+            self.centred[a], self.report_bits[a] = centres_affordable(self, a)
+        return self.centred[a]
+
+    def n_centres(self, a):
+        """The centres draw set ``a``'s ordinary draws report on (with the
+        feature-mean gate open, the draw's own centre only: ``_rehearse``)."""
+        if self.around is not None:
+            return 1
+        return len(self.centres) if self.centred.get(a, True) else 1
 
     def _draw_centres(self, k, owners, perms, kept):
         """The draws' centres with the gate open (``(P, n_draws, d')``;
         :mod:`skfed.multitask._rehearsal_centres`)."""
         Z = {t: v[0] for t, v in self.data.items()}
         sw = {t: v[2] for t, v in self.data.items()}
-        return self._around().centres(Z, sw, k, owners, perms, kept, self.w0)
+        return self.around.centres(Z, sw, k, owners, perms, kept, self.w0)
 
     def _views(self):
         """{node t: its part of Z, Y and sw} (views; empty once freed)."""
@@ -658,7 +689,7 @@ class Rehearsal:
         # only the kept draws are solved (on nodes of few samples most are not)
         idx = np.flatnonzero(kept)
         ones = np.ones(len(idx), dtype=bool)
-        centre = (self.centres[self.centre_of.get(a, 0)] if self._around() is None or not idx.size
+        centre = (self.centres[self.centre_of.get(a, 0)] if self.around is None or not idx.size
                   else self._draw_centres(k, owners[idx], [perms[j] for j in idx], ones))
         self.one_class_errors[a] = (
             self._solve(k, owners[idx], [perms[j] for j in idx], ones,
@@ -735,7 +766,7 @@ class Rehearsal:
             chosen = size_scale(errors, se)
             here = reach & (near == i)
             out[here] = REHEARSAL_SCALES[chosen]
-            two = getattr(self, "two_class", {}).get(a)
+            two = self.two_class.get(a)
             if two is not None and self.one_class_kind and one_class is not None:
                 out[here & ~one] = REHEARSAL_SCALES[size_scale(*two)]
             if not (one & here).any():
@@ -784,7 +815,10 @@ class Rehearsal:
         (``pi_j`` the node's class shares: ``n_j`` plus the draw's ``k``
         for its class), the node's value up to rounding; any other node one
         float (``float_bytes``) each; one bit says which.  With more than one
-        centre (:func:`choose_centre`) an ordinary draw reports per centre
+        centre compared (:func:`choose_centre`; within
+        :data:`~skfed.multitask._rehearsal_bytes.REHEARSAL_BYTE_SHARE` of
+        the fit's bytes: float reports rounded to 8 bits, else no centres,
+        where float64 would not fit) an ordinary draw reports per centre
         and scale twice (on all its held-out rows, and on those of the
         selection's last fold, the selected candidate's fold ``w_0`` in place
         of ``w_0``; as counts, with the number of those rows first), and a
@@ -798,64 +832,14 @@ class Rehearsal:
         """
         if not asked:
             return
-        n_scales = len(REHEARSAL_SCALES)
-        sizes = np.zeros(self.n_nodes, dtype=np.int64)
-        floats = np.zeros(self.n_nodes, dtype=np.int64)
-        bits = np.zeros(self.n_nodes, dtype=np.int64)
-        centre_bits = np.zeros(self.n_nodes, dtype=np.int64)
-        placed = np.zeros(self.n_nodes, dtype=np.int64)  # kept draws centred by the gate
+        nodes, requests, reports, up = report_messages(self, asked, float_bytes)
         for item in asked:
             one = isinstance(item, tuple)
-            a = item[1] if one else item
-            k, owners, perms = self.draws[a]
-            kept = self.one_class_kept[a][0] if one else self.kept[a]
-            np.add.at(sizes, np.unique(owners), 1)
-            if one and len(self.centres) > 1:  # which centre its draws solve toward
-                np.add.at(centre_bits, np.unique(owners), index_bits(len(self.centres)))
-            if self._around() is not None:
-                np.add.at(placed, owners[kept], 1)
-                if not one and self.one_class_kind:  # a bit: whether it holds two classes
-                    np.add.at(bits, owners[kept], 1)
-            for j in np.flatnonzero(kept).tolist():
-                t = int(owners[j])
-                n_held = len(perms[j]) - k
-                # an ordinary draw is scored at every centre, a one-class
-                # draw at its size's centre only; with more than one centre
-                # an ordinary draw also reports every centre's errors on its
-                # held-out rows of the selection's last fold (the selected
-                # candidate's fold w0 in place of w0), as a count: with
-                # their number
-                reports = n_scales * (1 if one else len(self.centres))
-                if not one and len(self.centres) > 1:
-                    reports *= 2
-                if not self.count_reports[t]:
-                    floats[t] += reports
-                elif one:
-                    # its class, its held-out samples per class, then per
-                    # scale its misclassified ones per class
-                    held = self.one_class_kept[a][1][j]
-                    bits[t] += (index_bits(len(held)) + len(held) * index_bits(n_held + 1)
-                                + n_scales * sum(index_bits(int(h) + 1) for h in held))
-                else:
-                    bits[t] += (reports + int(len(self.centres) > 1)) * index_bits(n_held + 1)
-            (self.one_class_collected if one else self.collected).add(a)
-        nodes = np.flatnonzero(sizes).astype(np.intp)
-        size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)
-        requests = np.array([payload_bytes(n_bits=int(n) * size_bits + int(c))
-                             for n, c in zip(sizes[nodes], centre_bits[nodes])],
-                            dtype=np.int64)
-        reports = (floats[nodes] * float_bytes
-                   + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
-                              dtype=np.int64))
-        around = self._around()
-        if around is not None:
-            # with the gate open: up its kept draws' feature means, then
-            # their centres with the request (skfed.multitask._rehearsal_centres)
-            P, _, d = around.W.shape
-            up = np.flatnonzero(placed[nodes])
-            counter.gather_to_server(nodes[up], placed[nodes[up]] * around.n_features
-                                     * CENTRE_BYTES)
-            requests = requests + placed[nodes] * P * d * CENTRE_BYTES
+            (self.one_class_collected if one else self.collected).add(item[1] if one else item)
+        if up is not None:
+            # with the gate open: up its kept draws' feature means first
+            sending = np.flatnonzero(up)
+            counter.gather_to_server(nodes[sending], up[sending])
         counter.broadcast_from_server(nodes, requests)
         counter.gather_to_server(nodes, reports)
 

@@ -396,7 +396,7 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
         ``n_bytes_sent_`` and ``n_messages_``."""
         log = self._build_network_function(X, y, codes, sample_weight, lost, solve=solve,
                                            node_sums=node_sums, linear_data=linear_data)
-        self._network_fit_stats = self._network_scale_sums(X, y, codes, sample_weight)
+        self._keep_fit_sums(X, y, codes, sample_weight)   # (_join_offset too)
         previous = getattr(self, "network_communication_", None)
         if previous is not None:
             log = pad_log(previous, log.node_labels).combine(log)

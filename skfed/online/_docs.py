@@ -325,6 +325,15 @@ _COMMON_ATTRIBUTES_DOC = """
         none where it keeps its start; chosen by
         cross-validation on its samples for a regressor); only after
         :meth:`add_nodes`.
+    join_offset_ : ndarray of shape (n_new,)
+        A regressor's: the level every node of the last :meth:`add_nodes`
+        adds to its predictions (units of ``y``), nonzero for a node that
+        starts from a solved network function where its candidates show
+        levels of their own: its residuals' mean, shrunk as a random
+        effect by the candidates' within- and between-node variances (two
+        more float64 in each candidate's answer; its passes fit its targets
+        less it).  Kept until the next ``fit`` or ``partial_fit``; only
+        after :meth:`add_nodes`.
     join_start_ : ndarray of shape (n_new,), dtype=object
         What every node of the last join started from: ``"network"`` (the
         network function), ``"neighbours"``, ``"features"`` (the

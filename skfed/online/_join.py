@@ -22,7 +22,9 @@ from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
 from ._join_unlike import zero_unlike_starts
-from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
+from ._join_regress import (_solved, answer_extra_bytes, sent_offset_sums, sent_scale_sums,
+                            solved_prior)
+from ._join_offset import newcomer_offsets, offset_sums, take_join_offsets
 from ._network_function import compress_union, in_width, union
 from ._join_means import join_sizes
 from ._join_steps import _combination, _join_answers, _join_rounds, _rows_bytes
@@ -319,8 +321,9 @@ class _JoinMixin:
                                                           -1 - layout.codes, new_labels)
             layout = NodeLayout(-1 - codes, len(new_labels))
         X = np.ascontiguousarray(X, dtype=self._dtype)
-        codes = self._join_new(X, y, sample_weight, -1 - layout.codes, new_labels)
-        y_encoded = self._encode_targets(y)
+        codes = self._join_new(X, y, sample_weight, -1 - layout.codes, new_labels, offsets=True)
+        # (_join_offset) a newcomer's passes fit its targets less its offset
+        y_encoded = take_join_offsets(self, codes, self._encode_targets(y), len(new_labels))
         if self._is_regressor() and len(y):
             self._target_scale = max(self._target_scale, float(np.abs(y_encoded).max()))
         if sample_weight is None:
@@ -390,7 +393,7 @@ class _JoinMixin:
         self._pub_weights[nodes, capacity:] = 0
         self._pub_sizes[nodes] = sizes
 
-    def _join_new(self, X, y, sample_weight, codes, new_labels):
+    def _join_new(self, X, y, sample_weight, codes, new_labels, offsets=False):
         """Steps 1-2 of :meth:`add_nodes` for the samples with codes < 0.
 
         ``codes`` holds ``-1 - k`` for a sample of ``new_labels[k]`` (and
@@ -398,7 +401,9 @@ class _JoinMixin:
         new nodes to ``nodes_`` and every per-node array, links them into
         ``adjacency_``, sets their starting functions, records what was sent
         as a join and returns ``codes`` with indices into the grown
-        ``nodes_``.
+        ``nodes_``.  With ``offsets`` (``add_nodes``) a regressor's
+        newcomers also take their offsets (``_join_offsets_new``,
+        :mod:`._join_offset`).
         """
         self._check_join_function_fitted()   # (_linear; before an open gate's join too)
         gated = getattr(self, "_gate_join", None)   # the classifier's gate (_join_gate.py)
@@ -420,8 +425,9 @@ class _JoinMixin:
         n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old, sim)
         candidates = [np.sort(rng.choice(n_old, size=n_candidates[k], replace=False))
                       for k in range(n_new)]
-        neighbours, closest, held_out, scale_sums = self._join_select(
-            sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old
+        offset_stats = getattr(self, "_network_offset_stats", None) if offsets else None
+        neighbours, closest, held_out, scale_sums, offset_rows = self._join_select(
+            sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old, offset_stats
         )
         if isinstance(self.gamma, str):
             # A data-driven width ("median", "scale") from a newcomer's few
@@ -514,6 +520,10 @@ class _JoinMixin:
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
         zero_unlike_starts(start, self._join_values, y_new, X.shape[1], self._dtype,  # (._join_unlike:
                            neighbours, self.join_start_, self._is_regressor())  # a contradicted start)
+        if offset_stats is not None:
+            self._join_offsets_new = newcomer_offsets(
+                self, scale_sums, offset_rows, [network[k][3] for k in range(n_new)], y_new,
+                w_new)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
@@ -529,8 +539,12 @@ class _JoinMixin:
             # A regressor's newcomer now holds its component's network
             # function: it computes its own scale sums (nothing is sent), so
             # a later join can query it like a fitted node.
-            own = self._network_scale_sums(X_new, y_new, n_old + new_codes, w_new)
+            F = self._network_fit_values(X_new, n_old + new_codes)
+            own = self._network_scale_sums(X_new, y_new, n_old + new_codes, w_new, F)
             self._network_fit_stats = np.vstack([stats, own[n_old:]])
+            if getattr(self, "_network_offset_stats", None) is not None:   # (_join_offset)
+                self._network_offset_stats = np.vstack([self._network_offset_stats, offset_sums(
+                    F, y_new, n_old + new_codes, w_new, len(self.nodes_))[n_old:]])
         self._record_join(sim.log(node_labels=self.nodes_))
 
         codes = codes.copy()
@@ -718,7 +732,8 @@ class _JoinMixin:
         size = self._sizes[node]
         return self._points[node, :size], self._weights[node, :size]
 
-    def _join_select(self, sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old):
+    def _join_select(self, sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old,
+                     offsets=None):
         """Step 1: every new node's neighbours, from its candidates' losses.
 
         A round at a time: a new node that is dropped, or all of whose
@@ -741,6 +756,7 @@ class _JoinMixin:
         sums = getattr(self, "_network_fit_stats", None) if self._is_regressor() else None
         solved = getattr(self, "_network_solved", None)
         scale_sums = [None] * n_new
+        offset_rows = [None] * n_new
 
         def visit(k, active):
             i = n_old + k
@@ -754,7 +770,7 @@ class _JoinMixin:
             for j in answer:
                 # A regressor's candidate adds its sums of the network
                 # function's scale (float64) to its answer (_join_regress).
-                extra = answer_extra_bytes(sums, solved, self.network_component_, j)
+                extra = answer_extra_bytes(sums, solved, self.network_component_, j, offsets)
                 dictionary = _rows_bytes(self._sizes[j], n_features, n_out, value_bytes)
                 if header + dictionary < query:
                     sim.counter.send_message(j, i, dictionary + extra)
@@ -764,6 +780,9 @@ class _JoinMixin:
             if sums is not None:
                 scale_sums[k] = (np.asarray(answer, dtype=np.intp), sent_scale_sums(
                     sim, sums, answer, solved, self.network_component_))
+                if offsets is not None:   # (_join_offset)
+                    offset_rows[k] = sent_offset_sums(sim, offsets, answer, solved,
+                                                      self.network_component_)
             if value_bytes == 4:
                 values = values.astype(np.float32).astype(np.float64)
             values = sim.corrupt_value_rows(values, answer)
@@ -779,7 +798,7 @@ class _JoinMixin:
             return True
 
         _join_rounds(sim, n_old, n_new, visit)
-        return neighbours, closest, held_out, scale_sums
+        return neighbours, closest, held_out, scale_sums, offset_rows
 
     def _join_held_out(self, per_row, values, y, weights, answer, degree):
         """Leave-one-out loss of step 1's choice on the samples it judged by.

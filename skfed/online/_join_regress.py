@@ -10,12 +10,15 @@ mean of functions (shrunk), it adds the three of them, ``sum w f0 y``,
 the component's network function (``_network_solved``, which the root sent
 down to every node of the component), the newcomer takes it at scale 1 and
 uses ``sum w`` only: the candidate adds that one float64 (8 bytes instead
-of 24; the two others were sent and never read until split28).
+of 24; the two others were sent and never read until split28), and for
+the newcomer's offset (:mod:`._join_offset`, ``add_nodes`` only) its two
+offset sums (16 bytes more).
 """
 
 import numpy as np
 
 from ..network import payload_bytes
+from ._join_offset import OFFSET_SUMS_BYTES
 
 # Bytes a candidate adds to its answer: the three scale sums, or the weight
 # sum alone when its component's network function was solved.
@@ -29,13 +32,15 @@ def _solved(solved, component):
     return solved is not None and bool(solved[component])
 
 
-def answer_extra_bytes(sums, solved, node_component, node):
+def answer_extra_bytes(sums, solved, node_component, node, offsets=None):
     """Bytes candidate ``node`` adds to its answer (0 without sums: a
-    classifier, or a fit that kept none)."""
+    classifier, or a fit that kept none); with the fit's ``offsets`` sums
+    (an ``add_nodes`` of a fit that kept them), a candidate of a solved
+    component adds those two too."""
     if sums is None:
         return 0
     if _solved(solved, node_component[node]):
-        return WEIGHT_SUM_BYTES
+        return WEIGHT_SUM_BYTES + (0 if offsets is None else OFFSET_SUMS_BYTES)
     return SCALE_SUMS_BYTES
 
 
@@ -52,6 +57,17 @@ def sent_scale_sums(sim, sums, answer, solved, node_component):
             rows[r, 2:] = sim.corrupt_value_rows(sums[[node], 2:], [node])[0]
         else:
             rows[r] = sim.corrupt_value_rows(sums[[node]], [node])[0]
+    return rows
+
+
+def sent_offset_sums(sim, offsets, answer, solved, node_component):
+    """The offset sums ``(sum w r, sum w r^2)`` the newcomer receives from the
+    candidates ``answer`` of a solved component (NaN from the others, which
+    send none), a rogue's corrupted (after its scale sums)."""
+    rows = np.full((len(answer), 2), np.nan)
+    for r, node in enumerate(answer):
+        if _solved(solved, node_component[node]):
+            rows[r] = sim.corrupt_value_rows(offsets[[node]], [node])[0]
     return rows
 
 

@@ -129,6 +129,7 @@ from ._coordinates import (coordinate_points, from_coordinates, linear_parts, co
 from ._dictionary import _komp_prune
 from ._holdout import loss_arrays, rows_by_node
 from ._join_means import TREE_SUMS_BYTES, held_sums
+from ._join_offset import offset_sums
 from ._selection import tree_parents, tree_round
 
 
@@ -893,19 +894,31 @@ class _NetworkFunctionMixin:
                 self.network_coef_[c] = np.ascontiguousarray(A)
                 self._network_solved[c] = True
 
-    def _network_scale_sums(self, X, y, codes, sample_weight):
+    def _network_scale_sums(self, X, y, codes, sample_weight, F=None):
         """Every node's sums ``(sum_s w_s f0(x_s) y_s, sum_s w_s f0(x_s)^2,
         sum_s w_s)`` over its samples of the call, ``f0`` the network function
         of its component: (n_nodes, 3), computed by each node on its own samples
         once the network function has reached it (nothing is sent).  None
         for a classifier, or without the call's samples (the MPI engine's
         root holds none: its ranks compute their nodes' sums once it has sent
-        them the network function, see ``skfed.engines._mpi_online``)."""
+        them the network function, see ``skfed.engines._mpi_online``).
+        ``F``: the network function's values at the rows, when known."""
         if X is None or not self._is_regressor():
             return None
         n = len(self.nodes_)
         if sample_weight is None:
             sample_weight = np.ones(len(codes))
+        if F is None:
+            F = self._network_fit_values(X, codes)
+        out = np.zeros((n, 3))
+        out[:, 0] = np.bincount(codes, weights=sample_weight * F * y, minlength=n)
+        out[:, 1] = np.bincount(codes, weights=sample_weight * F * F, minlength=n)
+        out[:, 2] = np.bincount(codes, weights=sample_weight, minlength=n)
+        return out
+
+    def _network_fit_values(self, X, codes):
+        """The network function of every row's node's component at ``X``
+        (its dictionary's terms: a regressor's)."""
         F = np.zeros(len(codes))
         component = self.network_component_[codes]
         for c in np.unique(component):
@@ -914,11 +927,20 @@ class _NetworkFunctionMixin:
             if len(D):
                 F[rows] = self._join_eval(D, self.network_coef_[c], self.network_gamma_[c],
                                           X[rows])[:, 0]
-        out = np.zeros((n, 3))
-        out[:, 0] = np.bincount(codes, weights=sample_weight * F * y, minlength=n)
-        out[:, 1] = np.bincount(codes, weights=sample_weight * F * F, minlength=n)
-        out[:, 2] = np.bincount(codes, weights=sample_weight, minlength=n)
-        return out
+        return F
+
+    def _keep_fit_sums(self, X, y, codes, sample_weight):
+        """At a fit's end, every node's scale sums (``_network_fit_stats``)
+        and a regressor's offset sums (``_network_offset_stats``,
+        :mod:`._join_offset`), each computed by the node on its own rows
+        (nothing is sent); None without the rows (the MPI engine's root)."""
+        self._network_fit_stats = self._network_offset_stats = None
+        if X is None or not self._is_regressor():
+            return
+        F = self._network_fit_values(X, codes)
+        self._network_fit_stats = self._network_scale_sums(X, y, codes, sample_weight, F)
+        w = np.ones(len(codes)) if sample_weight is None else sample_weight
+        self._network_offset_stats = offset_sums(F, y, codes, w, len(self.nodes_))
 
     def _network_scale(self, answered, sums, component):
         """The factor of least squares of the network function on the samples

@@ -45,6 +45,7 @@ Measured on review13's held-out families and the regression families of
 import numpy as np
 
 from ._holdout import loss_values, node_mean_losses, rows_by_node
+from ._join_offset import offset_of
 from ._selection import count_selection_messages
 
 __all__ = ["SHARES"]
@@ -86,6 +87,7 @@ class _NetworkShareMixin:
         if self._is_regressor():
             self.network_share_ = self._fixed_share()
             self.network_share_selection_ = None
+            self._join_offsets = None   # (_join_offset: the joins' offsets end)
             # the nodes of the fit (nodes that join later start from their
             # neighbours' or the network function and keep their own)
             self._share_nodes = len(self.nodes_)
@@ -95,6 +97,8 @@ class _NetworkShareMixin:
         the first call is used from now on (``"auto"`` keeps the share chosen
         or fixed before: its validation runs in the first call only)."""
         share = getattr(self, "network_share", "auto")
+        if self._is_regressor():
+            self._join_offsets = None   # (_join_offset: the joins' offsets end)
         if self._is_regressor() and share != "auto" and float(share) != self.network_share_:
             self.network_share_ = float(share)
             self.network_share_selection_ = None  # (it no longer describes the share)
@@ -112,6 +116,9 @@ class _NetworkShareMixin:
         """``(1 - s) f_node(X) + s fbar(X)`` (``s = network_share_``) for a
         node of the fit; a node that joined after it, its own function."""
         own = self._node_function(node, X)
+        offset = offset_of(self, node)   # (_join_offset: a newcomer's level)
+        if offset != 0.0:
+            own = own + offset
         share = getattr(self, "network_share_", 0.0)
         if (share == 0.0 or getattr(self, "network_dictionary_", None) is None
                 or node >= self._share_nodes):
