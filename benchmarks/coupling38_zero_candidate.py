@@ -79,7 +79,9 @@ all 18 join rows and join bytes are identical (moons k = 5 / 10 / 20 57.1 /
 tree edge (792 / 1,104 B); one refit (moons seed 0, k = 5, 100 nodes, ratio
 .943) chooses none: 54.54 -> 56.27, 3.62 -> 2.87 MB.  ``joins --datasets
 related --seeds 0,1,2 --ks 5``: no fitted federation chooses none (closest
-.978); one refit (ratio .941) does.  A newcomer of a federation that chose
+.978); one refit (ratio .941) does.  ``joins --datasets har --seeds 0 --ks
+5``: the fit (17 nodes) keeps weak (ratio 1.61), join 99.04 as before.  A
+newcomer of a federation that chose
 none starts as the join rule says (network function or neighbours'
 combination, ``skfed/online/_join.py``) and then takes its passes with
 ``c = 0``: user38's unrelated seed 0, sites 0-15 fitted (none chosen),
