@@ -89,6 +89,15 @@ sites 16-19 joined: all four start from the network function (13.7 kB for
 the join), mean R^2 .9826 against .9831 for the same sites fitted alone
 with ``consensus_penalty=0``.
 
+user37's small federation (``benchmarks/user37_small_federation_join.py``
+``run("online kernel SGD regressor", seed, 10)``, 7 sites fitted + 1
+joining), seeds 0-2, three candidates vs two: fit and refit choose none
+(before: weak) on all three; join R^2 .8984 / .9453 / .9706 -> .9092 /
+.9475 / .9664, refit .7047 / .7632 / .1139 -> .7036 / .7833 / .0796, the
+join's share of a refit's bytes 1.56 / 1.64 / 1.54 % -> 2.06 / 2.04 / 2.04 %
+(the refit sends less; growing.rst quotes the old range and
+tests/test_user37_small_federation_join.py reads it).
+
 Few passes favour none: the coupled candidates have not converged.  Test
 fixtures of 2-3 passes now choose none (tests/test_online_join_scale.py,
 test_online_join_passes.py, test_online_join_start_ratio.py, test_faults.py's
