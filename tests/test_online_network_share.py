@@ -71,7 +71,7 @@ def test_auto_share_equals_numpy_reference(method, monkeypatch):
     choice = sel["candidates"].index(sel["choice"])
     graph = _topology_csr("random_regular", n_nodes, {"degree": random_regular_degree(n_nodes)},
                           random_state=np.random.RandomState([est._network_seed, 1]))
-    networks = [None, SimulatedNetwork(topology=graph)]
+    networks = [None, SimulatedNetwork(topology=graph), None]
     refs = [getattr(DecentralizedKernelSGDRegressor(
         consensus_penalty=c, epsilon=eps, network=network, network_share=0.0,
         **{**COMMON, "random_state": int(est._node_seeds[0])}), method)(
@@ -113,7 +113,7 @@ def test_auto_share_equals_numpy_reference(method, monkeypatch):
         assert s == 0.0 and errors[-1].mean() < errors[0].mean() and max(t[1:]) < 2.0
     # The final fit: the chosen coupling, graph and share on all rows.
     monkeypatch.undo()
-    final_network = None if choice == 0 else SimulatedNetwork(topology=refs[1].adjacency_)
+    final_network = SimulatedNetwork(topology=refs[1].adjacency_) if choice == 1 else None
     final = getattr(DecentralizedKernelSGDRegressor(
         consensus_penalty=sel["consensus_penalty"][choice], epsilon=sel["epsilon"][choice],
         network=final_network, network_share=s, **COMMON), method)(X, y, groups=groups)
@@ -126,7 +126,7 @@ def test_auto_share_equals_numpy_reference(method, monkeypatch):
     # round, the shares' tree round (10 float64 up, an int32 down), the fit
     # (the public final fit's scale round is the estimator's first round).
     scale_round = (n_nodes - 1) * ((HEADER + 8 * 7) + (HEADER + 8 * 2))
-    tree = (n_nodes - 1) * ((HEADER + 8 * 3) + (HEADER + 4))
+    tree = (n_nodes - 1) * ((HEADER + 8 * 4) + (HEADER + 4))   # (3 errors and a count up)
     share_tree = (n_nodes - 1) * ((HEADER + 8 * 2 * len(SHARES)) + (HEADER + 4))
     cand_bytes = [r.communication_.total_bytes - scale_round for r in refs]
     assert (est.communication_.total_bytes
@@ -134,8 +134,9 @@ def test_auto_share_equals_numpy_reference(method, monkeypatch):
             + share_tree + final.communication_.total_bytes)
     rounds = est.bytes_per_round_
     assert rounds[0] == scale_round
-    assert rounds[4] == ref.network_communication_.total_bytes
-    assert rounds[5] == share_tree
+    # (scale, the three candidates, the selection, the network function, shares)
+    assert rounds[5] == ref.network_communication_.total_bytes
+    assert rounds[6] == share_tree
     assert np.isnan(est.consensus_error_curve_[:6]).all()
 
 

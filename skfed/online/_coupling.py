@@ -5,19 +5,23 @@ ring) keeps every node close to its own data, which wins where the nodes
 differ (clustered rules, personal targets); a strong one (``c = 1`` over a
 faster-mixing random regular graph, :func:`skfed._topology.random_regular_degree`)
 pulls the nodes towards one pooled function, which wins where they share
-one rule.  ``"auto"`` fits both on every node's training rows and keeps the
-one of smaller held-out error:
+one rule; none (``c = 0``: every node alone, nothing sent) wins where the
+nodes' tasks share nothing.  ``"auto"`` fits the three on every node's
+training rows and keeps the one of smallest held-out error:
 
 * every node holds out every 4th of its samples in arrival order (the
   samples of ``kernel="auto"``, :mod:`._holdout`);
-* both candidates are fitted, with their consensus and their messages
-  (counted), on the other samples, with the kernel already chosen;
-* every node scores both on its held-out samples: the error rate
+* the candidates are fitted, with their consensus and their messages
+  (counted; the uncoupled one sends none), on the other samples, with the
+  kernel already chosen;
+* every node scores them on its held-out samples: the error rate
   (classification; weighted by ``sample_weight``) or the loss the
   regressor minimizes; the reports are summed up a spanning tree of the
   weak candidate's graph (``n_candidates + 1`` float64 values up, one
   int32 back down, counted in a round of its own) and every node keeps
-  the candidate of least mean error (the weak one on a tie);
+  the candidate of least mean error (on a tie the first: weak, strong),
+  none only when its error is under ``NONE_MARGIN`` (0.95) times the best
+  coupling's;
 * the fit then runs on all samples with the chosen coupling (and graph).
 
 The strong candidate's KOMP budget is ``epsilon`` times ``c_weak /
@@ -42,12 +46,22 @@ from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
 from ._share import node_spread
 
-__all__ = ["WEAK_COUPLING", "STRONG_COUPLING"]
+__all__ = ["NONE_MARGIN", "NO_COUPLING", "STRONG_COUPLING", "WEAK_COUPLING"]
 
-# The two couplings of consensus_penalty="auto" (measured on the held-out
-# families, doc/user_guide/online.rst).
+# The couplings of consensus_penalty="auto" (measured on the held-out
+# families, doc/user_guide/online.rst).  The uncoupled candidate comes last,
+# so that a tie keeps a coupling, and a fit that does not choose it is the
+# two-candidate selection's (benchmarks/coupling38_zero_candidate.py).
 WEAK_COUPLING = 0.1
 STRONG_COUPLING = 1.0
+NO_COUPLING = 0.0
+# The uncoupled candidate is kept only when its mean held-out error is under
+# this fraction of the best coupling's: every node's own function then won
+# clearly (unrelated sites: 0.2-0.3 regression, 0.56-0.91 classification),
+# not by the held-out rows' noise (near-chance d = 500 nodes, many nodes of
+# 8 samples: 0.98-0.99, where keeping it cost up to 1.6 points);
+# benchmarks/coupling38_zero_candidate.py.
+NONE_MARGIN = 0.95
 # Stream of the strong candidate's graph (beside the network seed's).
 _GRAPH_STREAM = 1
 def _collapsed(log):
@@ -61,7 +75,7 @@ def _collapsed(log):
 
 
 class _CouplingSelectionMixin:
-    """``consensus_penalty="auto"``: fit a weak and a strong coupling on
+    """``consensus_penalty="auto"``: fit a weak, a strong and no coupling on
     every node's training rows, keep the one of least held-out error."""
 
     def _initial_coupling(self):
@@ -86,7 +100,8 @@ class _CouplingSelectionMixin:
         else:
             strong_graph = (None, None)
         return [("weak", WEAK_COUPLING, eps, None, None),
-                ("strong", STRONG_COUPLING, strong_eps, *strong_graph)]
+                ("strong", STRONG_COUPLING, strong_eps, *strong_graph),
+                ("none", NO_COUPLING, eps, None, None)]
 
     def _coupled_candidate(self, c, eps, topology, topology_params, X, codes, epochs,
                            shuffle):
@@ -191,7 +206,8 @@ class _CouplingSelectionMixin:
         return before, after
 
     def _adopt_coupling(self, candidates, errors, topology_adjacency):
-        """Keep the candidate of least mean held-out error.
+        """Keep the candidate of least mean held-out error (no coupling
+        only under ``NONE_MARGIN`` times the best coupling's).
 
         ``errors`` (n_candidates, n_nodes) are the federation's held-out
         errors (NaN: a node without held-out rows; all NaN when the
@@ -207,6 +223,13 @@ class _CouplingSelectionMixin:
         if reporting.any():
             mean = errors[:, reporting].mean(axis=1)
             choice = int(np.argmin(mean))  # ties: the weak coupling (first)
+            if labels[choice] == "none":
+                # No coupling only by a margin over the best coupling: its
+                # near-ties are the held-out noise.
+                coupled = [k for k, lab in enumerate(labels) if lab != "none"]
+                best = coupled[int(np.argmin(mean[coupled]))]
+                if not mean[choice] < NONE_MARGIN * mean[best]:
+                    choice = best
         label, c, eps, topology, _ = candidates[choice]
         self.consensus_penalty_, self.epsilon_ = c, eps
         # The chosen graph, when it is not the estimator's own.
