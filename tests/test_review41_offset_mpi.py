@@ -12,10 +12,8 @@ import warnings
 import numpy as np
 import pytest
 
-from skfed import DecentralizedKernelSGDRegressor
-
 from ._helpers.mpi import needs_mpi
-from .test_onlinesch38_join_offset import _data, _fit
+from .test_onlinesch38_join_offset import _data, _fixed
 
 
 @needs_mpi
@@ -24,10 +22,9 @@ def test_two_rank_fit_joins_with_the_simulations_offsets(tmp_path):
     from ._helpers.mpi import launch, saved_cases
 
     X, y, g, Xn, yn, gn = _data()
-    est = DecentralizedKernelSGDRegressor(kernel="linear", random_state=0, max_epochs=3)
+    est, sim = _fixed(X, y, g)
     cases = saved_cases([("reg", est, X, y, g, None)], tmp_path / "data")
     run = launch(2, cases, tmp_path / "ranks2")["reg"]
-    sim = _fit(X, y, g)
     assert run.mpi_n_ranks_ == 2 and run._network_solved.all()
     np.testing.assert_allclose(run._network_offset_stats, sim._network_offset_stats,
                                rtol=1e-10, atol=1e-12)
@@ -39,7 +36,7 @@ def test_two_rank_fit_joins_with_the_simulations_offsets(tmp_path):
             fitted.add_nodes(Xn, yn, groups=gn)
         joined[name] = fitted
     a, b = joined["mpi"], joined["sim"]
-    assert np.all(np.abs(b.join_offset_) > 0.3)
+    assert np.all(np.abs(b.join_offset_) > 0.25)   # (the fixture's levels, sd 1)
     np.testing.assert_allclose(a.join_offset_, b.join_offset_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a.predict(Xn, groups=gn), b.predict(Xn, groups=gn),
                                rtol=1e-9, atol=1e-9)

@@ -66,17 +66,19 @@ _COMMON_PARAMS_DOC = """
         between neighbours is at most ``2 p* / c`` (``p*`` the optimal value
         of the consensus-constrained problem), so it shrinks like ``1 / c``;
         a larger ``c`` lowers the stable step (see ``eta0``).  ``"auto"``
-        chooses between a weak coupling (``c = 0.1`` over the default ring
-        or ``network.topology``) and a strong one (``c = 1`` with ``epsilon
+        chooses among a weak coupling (``c = 0.1`` over the default ring
+        or ``network.topology``), a strong one (``c = 1`` with ``epsilon
         / 10``, over a random regular graph of degree about ``ln n_nodes``,
-        ``topology="random_regular"``, when ``network.topology`` is None):
+        ``topology="random_regular"``, when ``network.topology`` is None)
+        and none (``c = 0``, nothing sent):
         every node holds out every 4th of its samples (as ``kernel="auto"``,
-        with the kernel it chose), both candidates are fitted with their
+        with the kernel it chose), the candidates are fitted with their
         consensus on the other samples, every node reports its held-out
         error rate (classification) or loss (regression) for each, the
-        reports are summed up a spanning tree (3 float64 values up, one
-        int32 back) and every node keeps the candidate of least mean error,
-        the weak one on a tie or when no node can hold out a sample
+        reports are summed up a spanning tree (4 float64 values up, one
+        int32 back) and every node keeps the candidate of least mean error
+        (none only under 0.95 times the best coupling's error), the weak
+        one on a tie or when no node can hold out a sample
         (``consensus_penalty_``, ``epsilon_``, ``consensus_selection_``; a
         single node, or a fixed ``eta0``, a step for one coupling: the weak
         one, without selection).
@@ -229,7 +231,7 @@ _COMMON_ATTRIBUTES_DOC = """
     consensus_selection_ : dict or None
         How ``consensus_penalty="auto"`` chose (None for a number, a
         single node or a fixed ``eta0``):
-        ``"candidates"`` (``["weak", "strong"]``), their
+        ``"candidates"`` (``["weak", "strong", "none"]``), their
         ``"consensus_penalty"``, ``"epsilon"`` and ``"topology"``,
         ``"node_validation_error"`` (n_candidates, n_nodes; NaN for a node
         of fewer than 4 samples), ``"mean_validation_error"`` and
