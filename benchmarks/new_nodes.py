@@ -1269,6 +1269,22 @@ The conditions of the growing-federations guide's table, the rows they replaced,
     family's rows are bit-identical (the gate closed).  Fresh seeds and the
     held-out families: ``benchmarks/mochapop37_draw_centres.py``.
 
+
+    2026-11-30 (stop 61, lead): MOCHA's rotated moons rows from ``python
+    benchmarks/new_nodes.py --families mocha --datasets moons --seeds 0,1,2
+    --ks 5,10,20`` at main 0733f967 (newcomers take the margin centre of
+    ``skfed/multitask/_join_coherent.py`` where the fitted models cancel in
+    ``w_0``; joins and refits are timed with the garbage collector off):
+    57.2 / 60.5 / 62.9 (were 55.7 / 60.4 / 62.8), bytes 0.0981 / 0.0937 /
+    0.0936 of a refit's, CPU 0.110 / 0.115 / 0.103.  The same run at main
+    732136fa, before the centre, gives CPU 0.1095 / 0.1002 / 0.1090 on this
+    machine (quiet, one BLAS thread): a refit of the 100 small nodes takes
+    about 0.1 s, the join 10-15 ms, half of it the rehearsal of the
+    newcomers' size; the 0.080-0.091 the page quoted came from an earlier
+    run.  MOCHA's Landmine rows: bytes 0.0837 / 0.0771 / 0.0814 (a draw of
+    a gate-open rehearsal reports its own centre's errors only; they were
+    counted for every share-selection centre), scores unchanged.  The
+    online regressor's School rows: ``benchmarks/onlinesch38_school_offset.py``.
 """
 
 import argparse
