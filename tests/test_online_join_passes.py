@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 import skfed.online._join as join
-from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor, _coupling
+from skfed.online import (
+    DecentralizedKernelSGDClassifier,
+    DecentralizedKernelSGDRegressor,
+)
+
+from ._helpers.coupling import coupled_candidates
 
 
 def _data(seed=0, n_nodes=5, n_per=30, regression=False):
@@ -32,10 +37,7 @@ def test_classifier_newcomers_make_max_epochs_passes(loss, kept, monkeypatch):
     # (the coupled federation the rule was measured on: with c = 0 among the
     # candidates (coupling38) these 4 nodes choose none on one held-out
     # sample, 0 errors against 1 of 28)
-    candidates = _coupling._CouplingSelectionMixin._coupling_candidates
-    with monkeypatch.context() as patch:
-        patch.setattr(_coupling._CouplingSelectionMixin, "_coupling_candidates",
-                      lambda self, n: [c for c in candidates(self, n) if c[0] != "none"])
+    with coupled_candidates():
         est.fit(X[fit], y[fit], groups=g[fit])
     new = (g == 4) & (np.arange(len(g)) % 30 < 6)
     with monkeypatch.context() as patch:

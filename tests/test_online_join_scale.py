@@ -15,7 +15,8 @@ import numpy as np
 
 import skfed.online._network_function as nf
 from skfed import DecentralizedKernelSGDRegressor
-from skfed.online import _coupling
+
+from ._helpers.coupling import coupled_candidates
 
 
 def _fitted(seed=0, n_nodes=12, n=10, d=3, keep_solve=False):
@@ -36,19 +37,15 @@ def _fitted(seed=0, n_nodes=12, n=10, d=3, keep_solve=False):
         # (the coupled federation these checks were measured on: with c = 0
         # among the candidates (coupling38) 2 passes choose none, held-out
         # loss 0.22 against 0.30; 30 passes keep the weak coupling)
-        mixin = _coupling._CouplingSelectionMixin
-        candidates = mixin._coupling_candidates
-        mixin._coupling_candidates = (
-            lambda self, n: [c for c in candidates(self, n) if c[0] != "none"])
         try:
             # (network_share=0: the budget below was measured on the fit's
             # bytes without the share's rounds, tests/test_online_network_share.py)
-            est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2,
-                                                  network_share=0.0).fit(
-                X, y, groups=g)
+            with coupled_candidates():
+                est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2,
+                                                      network_share=0.0).fit(
+                    X, y, groups=g)
         finally:
             nf.SOLVE_MARGIN = margin
-            mixin._coupling_candidates = candidates
         assert est._network_solved[0] == keep_solve
     return est, X, y, g, Xn, yn, np.repeat([100, 101, 102], 4)
 

@@ -18,7 +18,9 @@ import warnings
 import numpy as np
 
 from skfed import DecentralizedKernelSGDRegressor
-from skfed.online import _coupling, _join
+from skfed.online import _join
+
+from ._helpers.coupling import pin_coupled_candidates
 
 
 def _federation(seed=0, sigma=1.0, K=16, n=12, d=4, m=5, n_new=6):
@@ -50,9 +52,7 @@ def test_regressor_start_needs_half_the_network_loss(monkeypatch):
     # The federation the rule was measured on: the coupled candidates' choice
     # (weak).  With c = 0 among them (coupling38) its 3 passes of 12 samples
     # a node choose no coupling (held-out loss 0.17 against 0.25).
-    candidates = _coupling._CouplingSelectionMixin._coupling_candidates
-    monkeypatch.setattr(_coupling._CouplingSelectionMixin, "_coupling_candidates",
-                        lambda self, n: [c for c in candidates(self, n) if c[0] != "none"])
+    pin_coupled_candidates(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # (epsilon 0.01 in units of the targets' agreed scale, 3.08 here: a

@@ -15,10 +15,10 @@ from skfed.network import SimulatedNetwork
 from skfed.online import (
     DecentralizedKernelSGDClassifier,
     DecentralizedKernelSGDRegressor,
-    _coupling,
 )
 from skfed.online._network_function import message_passes, ranking_score
 
+from ._helpers.coupling import coupled_candidates
 from .test_online_network_function import komp, rbf, ring, tree
 
 
@@ -214,18 +214,12 @@ def ring_of_ten(behavior):
     # the coupled federation these checks were measured on: since coupling38
     # "auto" also tries no coupling, which 2 passes keep here on one held-out
     # sample of 70 (0.086 against 0.100)
-    mixin = _coupling._CouplingSelectionMixin
-    candidates = mixin._coupling_candidates
-    mixin._coupling_candidates = (
-        lambda self, n: [c for c in candidates(self, n) if c[0] != "none"])
-    try:
+    with coupled_candidates():
         est = DecentralizedKernelSGDClassifier(
             max_epochs=2, random_state=0, gamma=0.5,
             network=SimulatedNetwork("ring", rogue_fraction=0.3, rogue_behavior=behavior,
                                      random_state=0),
         ).fit(X, y, groups=groups)
-    finally:
-        mixin._coupling_candidates = candidates
     return est, X_test, y_test
 
 

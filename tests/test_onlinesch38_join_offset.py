@@ -20,8 +20,9 @@ import pytest
 from sklearn.base import clone
 
 from skfed import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from skfed.online import _coupling, _join_offset
+from skfed.online import _join_offset
 
+from ._helpers.coupling import coupled_candidates
 from ._helpers.mpi import needs_mpi
 
 
@@ -43,17 +44,10 @@ def _fit(X, y, g):
     # coupling among "auto"'s candidates (coupling38) 3 passes keep none
     # (held-out 0.0998 against the weak coupling's 0.1134) and the network
     # function is then not solved
-    mixin = _coupling._CouplingSelectionMixin
-    candidates = mixin._coupling_candidates
-    mixin._coupling_candidates = (
-        lambda self, n: [c for c in candidates(self, n) if c[0] != "none"])
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return DecentralizedKernelSGDRegressor(kernel="linear", random_state=0,
-                                                   max_epochs=3).fit(X, y, groups=g)
-    finally:
-        mixin._coupling_candidates = candidates
+    with coupled_candidates(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return DecentralizedKernelSGDRegressor(kernel="linear", random_state=0,
+                                               max_epochs=3).fit(X, y, groups=g)
 
 
 def _fixed(X, y, g):

@@ -18,9 +18,10 @@ from sklearn.metrics import r2_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skfed.online import DecentralizedKernelSGDRegressor, _coupling
+from skfed.online import DecentralizedKernelSGDRegressor
 
 from ._helpers.bench import bench_function
+from ._helpers.coupling import pin_coupled_candidates
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,9 +54,7 @@ def test_default_coupling_is_none_on_unrelated_sites(monkeypatch):
     assert default.consensus_selection_["choice"] == "none"
     assert default.consensus_penalty_ == 0 and alone.consensus_selection_ is None
     # before coupling38: the weak and the strong candidates alone
-    candidates = _coupling._CouplingSelectionMixin._coupling_candidates
-    monkeypatch.setattr(_coupling._CouplingSelectionMixin, "_coupling_candidates",
-                        lambda self, n: [c for c in candidates(self, n) if c[0] != "none"])
+    pin_coupled_candidates(monkeypatch)
     before = DecentralizedKernelSGDRegressor(random_state=0).fit(Xtr, ytr, groups=gtr)
     assert before.consensus_selection_["choice"] == "weak"
     s_default = _site_r2(default.predict(Xte, groups=gte), yte, gte)
