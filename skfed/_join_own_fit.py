@@ -21,13 +21,17 @@ there):
 * the null swaps each sample's two ranks with probability 1/2 (a paired
   sign-flip test: every pattern up to :data:`EXACT_SAMPLES` samples, else
   :data:`N_DRAWS` patterns from ``RandomState(0)``, ``p = (1 + #{T' >=
-  T}) / (1 + N_DRAWS)``); fired at ``p <`` :data:`ALPHA`.
+  T}) / (1 + N_DRAWS)``); fired at ``p <`` :data:`ALPHA` when ``T > 0``
+  (the own fit ranks better), the count stopping once the decision is
+  known.
 
 Under exchangeable pairs (neither model ranks better) ``p`` is a valid
 p-value; at 0.01 it needs 7 samples of two classes (``2^-7``).  Two
-classes only; it reads the node's raw samples and sends nothing.  Its
-cost is ``N_DRAWS`` rankings of the node's ``n`` samples, memory
-``O(CHUNK)``: CPU 0.04 s at 100 samples, 0.4 s at 1,000, 11 s at 20,000.
+classes only; it reads the node's raw samples and sends nothing.  The
+p-value costs ``N_DRAWS`` rankings of the node's ``n`` samples, memory
+``O(CHUNK)`` (CPU 0.04 s at 100 samples, 0.4 s at 1,000, 11 s at 20,000);
+the guard's decision stops counting once it is known, which for a join its
+own fit does not beat is after a few dozen rankings.
 
 Only Perso-lin's posterior and feature-mean joins run it
 (:func:`skfed._graph_join_unlike.keep_alone_if_contradicted`): a flag
@@ -46,6 +50,7 @@ ALPHA = 0.01
 EXACT_SAMPLES = 12
 N_DRAWS = 1999
 CHUNK = 1 << 20  # swapped ranks held at once
+PAIRS = 1024  # a node's pairs up to which the null's AUCs are counted pair by pair
 
 
 def loo_ridge_margins(X, t):
@@ -80,8 +85,25 @@ def _pair_auc(ranks, positive):
     return (ranks[..., positive].sum(axis=-1) - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
 
 
-def sign_flip_pvalue(own, joined, positive):
-    """``P(T' >= T)`` of the paired sign-flip null (see the module)."""
+def _rows_auc(values, positive):
+    """:func:`_pair_auc` of every row's ranks: on a small node by counting its
+    (positive, negative) pairs directly (the same numbers without ranking
+    each row), else from the rows' ranks."""
+    pos, neg = values[:, positive], values[:, ~positive]
+    if pos.shape[1] * neg.shape[1] > PAIRS:
+        return _pair_auc(rankdata(values, axis=1), positive)
+    diff = pos[:, :, None] - neg[:, None, :]
+    return ((diff > 0).sum(axis=(1, 2)) + 0.5 * (diff == 0).sum(axis=(1, 2))) / (
+        pos.shape[1] * neg.shape[1])
+
+
+def _null_count(own, joined, positive, stop=None):
+    """``(at_least, total, exact)``: how many of the sign-flip null's patterns
+    (every one up to :data:`EXACT_SAMPLES` samples, else the :data:`N_DRAWS`
+    rows of ``RandomState(0).rand(N_DRAWS, n)``, drawn in turn) give ``T' >=
+    T``; with ``stop``, counting ends once ``at_least`` reaches it (the
+    decision is then known: a join its own fit does not beat reaches it in
+    a few dozen patterns, so the guard on every newcomer costs little)."""
     positive = np.asarray(positive, dtype=bool)
     a, b = rankdata(own), rankdata(joined)
     n = len(a)
@@ -90,32 +112,72 @@ def sign_flip_pvalue(own, joined, positive):
     rng = np.random.RandomState(0)
     seen = _pair_auc(a, positive) - _pair_auc(b, positive)
     at_least = 0
-    step = max(1, CHUNK // n)  # (patterns at a time: memory O(CHUNK))
-    for lo in range(0, total, step):
+    pairs = int(positive.sum()) * int(n - positive.sum())
+    most = max(1, CHUNK // (pairs if pairs <= PAIRS else n))  # (patterns at a time: memory O(CHUNK))
+    step = min(most, 32) if stop is not None else most
+    lo = 0
+    while lo < total and (stop is None or at_least < stop):
         rows = min(step, total - lo)
         if exact:
             s = ((np.arange(lo, lo + rows)[:, None] >> np.arange(n)) & 1) == 1
-        else:  # (the rows of rand(N_DRAWS, n), drawn in turn)
+        else:
             s = rng.rand(rows, n) < 0.5
-        null = (_pair_auc(rankdata(np.where(s, b, a), axis=1), positive)
-                - _pair_auc(rankdata(np.where(s, a, b), axis=1), positive))
+        null = (_rows_auc(np.where(s, b, a), positive)
+                - _rows_auc(np.where(s, a, b), positive))
         at_least += int(np.count_nonzero(null >= seen - 1e-12))
+        lo += rows
+        step = min(2 * step, most)
+    return at_least, total, exact
+
+
+def sign_flip_pvalue(own, joined, positive):
+    """``P(T' >= T)`` of the paired sign-flip null (see the module)."""
+    at_least, total, exact = _null_count(own, joined, positive)
     return at_least / total if exact else (1.0 + at_least) / (1.0 + N_DRAWS)
+
+
+def _fires(own, joined, positive, alpha):
+    """``sign_flip_pvalue(own, joined, positive) < alpha``, counting only
+    until the answer is known."""
+    n = len(own)
+    total = 2 ** n if n <= EXACT_SAMPLES else N_DRAWS
+    # p < alpha  <=>  at_least < bound (exact: at_least / total; drawn:
+    # (1 + at_least) / (1 + N_DRAWS))
+    bound = alpha * total if n <= EXACT_SAMPLES else alpha * (1.0 + N_DRAWS) - 1.0
+    positive = np.asarray(positive, dtype=bool)
+    # Only an own fit that ranks the samples better (T > 0) is tested: with
+    # every pattern (n <= EXACT_SAMPLES) each one and its complement give
+    # T' and -T', so T <= 0 has p >= 1/2 anyway; with drawn patterns, whose
+    # null is symmetric too, such a p under alpha <= 1/2 would be a fluke of
+    # the draws.  (The AUCs by pairs: the ranks' own numbers.)
+    auc = _rows_auc(np.vstack([own, joined]), positive)
+    if alpha <= 0.5 and auc[0] - auc[1] <= 0:
+        return False
+    stop = max(0, int(np.ceil(bound)))
+    at_least, _, _ = _null_count(own, joined, positive, stop=stop)
+    return at_least < bound
+
+
+def _node_tests(X, F, codes, offsets, test, default, min_samples=3):
+    """Per node ``test(own, joined, positive)`` on its samples, ``default``
+    for a node of one class or fewer than ``min_samples`` samples, and for
+    every node when ``F`` holds more than one problem's margins."""
+    margins = np.atleast_2d(np.asarray(F, dtype=np.float64))
+    bounds = np.asarray(offsets, dtype=np.intp)
+    out = np.full(len(bounds) - 1, default)
+    for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        pos = np.asarray(codes)[lo:hi] == 1
+        if margins.shape[0] == 1 and hi - lo >= min_samples and 0 < pos.sum() < hi - lo:
+            own = loo_ridge_margins(X[lo:hi], 2.0 * pos - 1.0)
+            out[k] = test(own, margins[0, lo:hi], pos)
+    return out
 
 
 def own_fit_pvalues(X, F, codes, offsets):
     """Per node the p-value of :func:`own_fit_beats_join` (1 for a node of
     one class or fewer than 3 samples, and for every node when ``F`` holds
     more than one problem's margins)."""
-    margins = np.atleast_2d(np.asarray(F, dtype=np.float64))
-    bounds = np.asarray(offsets, dtype=np.intp)
-    p = np.ones(len(bounds) - 1)
-    for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
-        pos = np.asarray(codes)[lo:hi] == 1
-        if margins.shape[0] == 1 and hi - lo >= 3 and 0 < pos.sum() < hi - lo:
-            own = loo_ridge_margins(X[lo:hi], 2.0 * pos - 1.0)
-            p[k] = sign_flip_pvalue(own, margins[0, lo:hi], pos)
-    return p
+    return _node_tests(X, F, codes, offsets, sign_flip_pvalue, 1.0)
 
 
 def own_fit_beats_join(X, F, codes, offsets, alpha=ALPHA):
@@ -151,4 +213,9 @@ def own_fit_beats_join(X, F, codes, offsets, alpha=ALPHA):
     >>> own_fit_beats_join(rows, right.T, labels, [0, 30]).tolist()
     [False]
     """
-    return own_fit_pvalues(X, F, codes, offsets) < alpha
+    # (the unswapped pattern always counts: p >= 2^-n, so a node of n
+    # samples with 2^-n >= alpha cannot fire and is not tested)
+    fewest = max(3, int(np.floor(np.log2(1.0 / alpha))) + 1) if alpha > 0 else np.inf
+    return _node_tests(X, F, codes, offsets,
+                       lambda own, joined, pos: _fires(own, joined, pos, alpha), False,
+                       min_samples=fewest)

@@ -33,8 +33,10 @@ shared (``tau2 = 0``, alike nodes) the offset is 0.
 Only ``add_nodes`` (a ``partial_fit`` that meets new ids streams them with
 everyone, which would refit the level), only a start from a solved network
 function (a shrunk mean's residuals hold its shrinkage; a start from the
-neighbours holds their levels), and only with the sums (a fit of the MPI
-engine keeps none: its newcomers take no offset).  Measured in
+neighbours holds their levels), and only with the sums (the MPI engine's
+root gathers them with the scale sums, :mod:`skfed.engines._mpi_online`).
+A later ``partial_fit`` streams a newcomer's rows less its offset
+(``_share._stream_targets``); a ``fit`` ends the offsets.  Measured in
 ``benchmarks/onlinesch38_school_offset.py``.
 """
 
