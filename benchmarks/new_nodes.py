@@ -1285,6 +1285,13 @@ The conditions of the growing-federations guide's table, the rows they replaced,
     a gate-open rehearsal reports its own centre's errors only; they were
     counted for every share-selection centre), scores unchanged.  The
     online regressor's School rows: ``benchmarks/onlinesch38_school_offset.py``.
+    Perso-lin's rotated moons rows (``--families persolin --datasets moons``
+    at main 186d4e33): scores and bytes unchanged, CPU 0.107 / 0.202 / 0.231
+    of a refit's (a refit about 0.055 s); at main 732136fa, before the
+    own-fit guard of ``skfed/_join_own_fit.py``, 0.100 / 0.103 / 0.120 on
+    the same machine, and with the guard's first version 0.31 / 0.60 / 1.78
+    (it counted the whole sign-flip null for every newcomer).  The guard
+    adds about 0.25 ms a newcomer; Landmine's rows stay at 0.02-0.04.
 """
 
 import argparse
