@@ -17,8 +17,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skfed._topology import _topology_csr, random_regular_degree
-from skfed.network import SimulatedNetwork
 from skfed.online import (
     DecentralizedKernelSGDClassifier,
     DecentralizedKernelSGDRegressor,
@@ -31,7 +29,7 @@ from skfed.online._coupling import (
     WEAK_COUPLING,
 )
 
-from .test_online_coupling import _held, _huber
+from .test_online_coupling import candidate_errors
 
 HEADER = 16
 N_NODES, N_PER = 12, 24
@@ -72,33 +70,7 @@ def test_unrelated_nodes_choose_no_coupling(regression, monkeypatch):
     assert sel["candidates"] == ["weak", "strong", "none"]
     assert sel["consensus_penalty"] == [WEAK_COUPLING, STRONG_COUPLING, NO_COUPLING]
     assert sel["epsilon"][2] == est.epsilon and sel["topology"][2] == "default"
-    held = _held(groups)
-    seed0 = int(est._node_seeds[0])
-    graph = _topology_csr("random_regular", N_NODES, {"degree": random_regular_degree(N_NODES)},
-                          random_state=np.random.RandomState([est._network_seed, 1]))
-    networks = [None, SimulatedNetwork(topology=graph), None]
-    if regression:
-        # (the candidates learn the targets in the scale agreed on all rows)
-        agreed = (est.target_offset_, est.target_scale_, est.loss_threshold_)
-
-        def set_agreed(self, y, codes, combine=None, sample_weight=None):
-            self.target_offset_, self.target_scale_, self.loss_threshold_ = agreed
-            self._pending_scale = True
-
-        monkeypatch.setattr(Est, "_set_target_encoding", set_agreed)
-    errors, refs = [], []
-    for c, eps, network in zip(sel["consensus_penalty"], sel["epsilon"], networks):
-        ref = Est(consensus_penalty=c, epsilon=eps, network=network,
-                  **{**common, "random_state": seed0}).fit(X[~held], y[~held],
-                                                            groups=groups[~held])
-        refs.append(ref)
-        pred = ref.predict(X[held], groups=groups[held])
-        if regression:
-            values = _huber(pred - y[held], est.loss_threshold_) / est.target_scale_ ** 2
-        else:
-            values = (pred != y[held]).astype(float)
-        errors.append([values[groups[held] == g].mean() for g in range(N_NODES)])
-    errors = np.array(errors)
+    errors, refs = candidate_errors(est, Est, X, y, groups, common, monkeypatch, N_NODES)
     assert_allclose(sel["node_validation_error"], errors, rtol=1e-10, atol=1e-12)
     mean = errors.mean(axis=1)
     # No coupling wins, and clearly: every coupling pulls unrelated nodes

@@ -12,10 +12,18 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.sparse.csgraph import connected_components
 
-from skfed.network import SimulatedNetwork, make_topology
-from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from skfed.online._coupling import NO_COUPLING, NONE_MARGIN, STRONG_COUPLING, WEAK_COUPLING
 from skfed._topology import _topology_csr, random_regular_degree
+from skfed.network import SimulatedNetwork, make_topology
+from skfed.online import (
+    DecentralizedKernelSGDClassifier,
+    DecentralizedKernelSGDRegressor,
+)
+from skfed.online._coupling import (
+    NO_COUPLING,
+    NONE_MARGIN,
+    STRONG_COUPLING,
+    WEAK_COUPLING,
+)
 
 HEADER = 16
 
@@ -45,6 +53,45 @@ def _huber(r, delta):
     return np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta))
 
 
+def candidate_errors(est, Est, X, y, groups, common, monkeypatch, n_nodes):
+    """The ``"auto"`` selection of fitted ``est`` redone by hand: each
+    candidate of ``consensus_selection_`` fitted explicitly on the training
+    rows (the strong one over the random regular graph drawn from the
+    estimator's own seed, its network seed's stream 1; a regressor's in the
+    target location and scale ``est`` agreed on all rows) and scored on the
+    held-out rows: ``(errors (n_candidates, n_nodes), reference fits)``."""
+    sel = est.consensus_selection_
+    held = _held(groups)
+    seed0 = int(est._node_seeds[0])
+    graph = _topology_csr("random_regular", n_nodes, {"degree": random_regular_degree(n_nodes)},
+                          random_state=np.random.RandomState([est._network_seed, 1]))
+    networks = [None, SimulatedNetwork(topology=graph), None]
+    regression = est._is_regressor()
+    if regression:
+        agreed = (est.target_offset_, est.target_scale_, est.loss_threshold_)
+
+        def set_agreed(self, y, codes, combine=None, sample_weight=None):
+            self.target_offset_, self.target_scale_, self.loss_threshold_ = agreed
+            self._pending_scale = True
+
+        monkeypatch.setattr(Est, "_set_target_encoding", set_agreed)
+    errors, refs = [], []
+    for c, eps, network in zip(sel["consensus_penalty"], sel["epsilon"], networks):
+        ref = Est(consensus_penalty=c, epsilon=eps, network=network,
+                  **{**common, "random_state": seed0}).fit(
+            X[~held], y[~held], groups=groups[~held])
+        refs.append(ref)
+        pred = ref.predict(X[held], groups=groups[held])
+        if regression:
+            # (the held-out losses are the solver's: in the encoded targets'
+            # units, so Huber's at loss_epsilon over scale^2)
+            values = _huber(pred - y[held], est.loss_threshold_) / est.target_scale_ ** 2
+        else:
+            values = (pred != y[held]).astype(float)
+        errors.append([values[groups[held] == g].mean() for g in range(n_nodes)])
+    return np.array(errors), refs
+
+
 @pytest.mark.parametrize("regression", [False, True])
 def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
     X, y, groups = _alike(regression=regression)
@@ -63,13 +110,10 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
     degree = random_regular_degree(n_nodes)
     assert sel["topology"] == ["default", "random_regular", "default"]
     held = _held(groups)
-    seed0 = int(est._node_seeds[0])
     # The strong candidate's graph: a random regular graph drawn from the
-    # estimator's own seed (its network seed's stream 1).
+    # estimator's own seed (its network seed's stream 1), as in candidate_errors.
     graph = _topology_csr("random_regular", n_nodes, {"degree": degree},
                           random_state=np.random.RandomState([est._network_seed, 1]))
-    networks = [None, SimulatedNetwork(topology=graph), None]
-    errors, refs = [], []
     if regression:
         # The candidates learn the targets in the location and scale agreed
         # on all rows (a fit on the training rows alone would agree on its
@@ -77,26 +121,8 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
         agreed = (est.target_offset_, est.target_scale_, est.loss_threshold_)
         own = Est(max_epochs=1).fit(X[~held], y[~held], groups=groups[~held])
         assert (own.target_offset_, own.target_scale_) != agreed[:2]
-
-        def set_agreed(self, y, codes, combine=None, sample_weight=None):
-            self.target_offset_, self.target_scale_, self.loss_threshold_ = agreed
-            self._pending_scale = True
-
-        monkeypatch.setattr(Est, "_set_target_encoding", set_agreed)
-    for c, eps, network in zip(sel["consensus_penalty"], sel["epsilon"], networks):
-        ref = Est(consensus_penalty=c, epsilon=eps, network=network,
-                  **{**common, "random_state": seed0}).fit(
-            X[~held], y[~held], groups=groups[~held])
-        refs.append(ref)
-        pred = ref.predict(X[held], groups=groups[held])
-        if regression:
-            # (the held-out losses are the solver's: in the encoded targets'
-            # units, so Huber's at loss_epsilon over scale^2)
-            values = _huber(pred - y[held], est.loss_threshold_) / est.target_scale_ ** 2
-        else:
-            values = (pred != y[held]).astype(float)
-        errors.append([values[groups[held] == g].mean() for g in range(n_nodes)])
-    errors = np.array(errors)
+    errors, refs = candidate_errors(est, Est, X, y, groups, common, monkeypatch, n_nodes)
+    assert (refs[1].adjacency_ != graph).nnz == 0
     assert_allclose(sel["node_validation_error"], errors, rtol=1e-10, atol=1e-12)
     assert_allclose(sel["mean_validation_error"], errors.mean(axis=1), rtol=1e-10)
     mean = errors.mean(axis=1)
